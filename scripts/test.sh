@@ -1,0 +1,8 @@
+#!/bin/sh
+# One command: install into .venv, lint, and run the whole test suite on
+# SQLite, PostgreSQL and MariaDB (see README for the servers it expects).
+set -e
+cd "$(dirname "$0")/.."
+sh scripts/install.sh
+.venv/bin/ruff check src tests benchmarks
+exec .venv/bin/python -m pytest "$@"

@@ -1,0 +1,1 @@
+"""Placer: a fast, drop-in replacement for the OpenStack Placement service."""

@@ -1,0 +1,1 @@
+"""Command-line tools: placement-api, placement-manage, placement-status."""

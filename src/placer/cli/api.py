@@ -1,0 +1,67 @@
+"""placement-api: serve Placer with gunicorn (multi-process WSGI)."""
+
+import argparse
+import sys
+
+from gunicorn.app.base import BaseApplication
+
+from placer import conf as placer_conf
+
+
+class _Server(BaseApplication):
+    def __init__(self, app_factory, options: dict):
+        self._factory, self._options = app_factory, options
+        super().__init__()
+
+    def load_config(self):
+        for key, value in self._options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        return self._factory()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="placement-api", description=__doc__)
+    parser.add_argument("--config-file", action="append", default=[],
+                        help="placement.conf to read (repeatable); default: "
+                             "$OS_PLACEMENT_CONFIG_DIR/placement.conf or "
+                             "/etc/placement/placement.conf")
+    parser.add_argument("--config-dir", action="append", default=[])
+    parser.add_argument("--bind", default="127.0.0.1:8778", help="HOST:PORT to listen on")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    args = parser.parse_args(argv)
+
+    oslo_args = [a for f in args.config_file for a in ("--config-file", f)]
+    oslo_args += [a for d in args.config_dir for a in ("--config-dir", d)]
+    default_files = None if oslo_args else placer_conf.default_config_files()
+    try:
+        # Parse once up front so a bad or incomplete config fails loudly here.
+        conf = placer_conf.new_config(oslo_args, default_files)
+    except Exception as exc:  # oslo.config's errors say what is missing
+        print(f"placement-api: configuration error: {exc}", file=sys.stderr)
+        return 1
+
+    def factory():
+        from oslo_log import log as oslo_log
+
+        from placer import wsgi
+
+        oslo_log.setup(conf, "placement")
+        return wsgi.create_app(conf)
+
+    if conf.placement_database.sync_on_startup:
+        # Migrate once in the master, not racing in every worker.
+        from placer.db import engine, migration
+
+        eng = engine.create_engine(conf.placement_database.connection,
+                                   conf.placement_database)
+        migration.upgrade(eng)
+        eng.dispose()
+    _Server(factory, {"bind": args.bind, "workers": args.workers,
+                      "accesslog": None, "preload_app": False}).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

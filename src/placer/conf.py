@@ -1,0 +1,119 @@
+"""Configuration options, in the reference's groups with its names and defaults.
+
+An upstream ``placement.conf`` must work unchanged, so every option the
+reference registers is registered here too, even those Placer does not act on
+(they are accepted and documented as such in the README).
+"""
+
+import os
+
+from oslo_config import cfg
+from oslo_log import log as oslo_log
+from oslo_middleware import cors, http_proxy_to_wsgi
+from oslo_policy import opts as policy_opts
+
+DEFAULT_CONSUMER_MISSING_ID = "00000000-0000-0000-0000-000000000000"
+
+_default_opts = [
+    cfg.StrOpt("tempdir", help="Explicitly specify the temporary working directory."),
+    cfg.StrOpt("pybasedir", default=os.path.abspath(os.path.dirname(__file__)),
+               sample_default="<Path>", help="Directory where Placer is installed."),
+    cfg.StrOpt("state_path", default="$pybasedir",
+               help="Top-level directory for maintaining state."),
+    cfg.BoolOpt("log_options", default=True,
+                help="Log the values of all options at start-up (DEBUG level)."),
+]
+
+_api_opts = [
+    cfg.StrOpt("auth_strategy", default="keystone", choices=("keystone", "noauth2"),
+               deprecated_group="DEFAULT",
+               help="Authentication strategy: keystone, or noauth2 (testing only: "
+                    "no credential checking, token 'admin' is an administrator)."),
+]
+
+_placement_opts = [
+    cfg.BoolOpt("randomize_allocation_candidates", default=False,
+                help="Return a random sample of allocation candidates when limiting."),
+    cfg.StrOpt("incomplete_consumer_project_id", default=DEFAULT_CONSUMER_MISSING_ID,
+               help="Project id recorded for allocations written before microversion 1.8."),
+    cfg.StrOpt("incomplete_consumer_user_id", default=DEFAULT_CONSUMER_MISSING_ID,
+               help="User id recorded for allocations written before microversion 1.8."),
+    cfg.IntOpt("allocation_conflict_retry_count", default=10,
+               help="Server-side retries of an allocation write on a provider "
+                    "generation conflict."),
+    cfg.IntOpt("max_allocation_candidates", default=-1,
+               help="Most allocation candidates generated for one request (-1: no limit)."),
+    cfg.StrOpt("allocation_candidates_generation_strategy", default="depth-first",
+               choices=("depth-first", "breadth-first"),
+               help="Order in which viable roots are visited when generating candidates."),
+]
+
+_database_opts = [
+    cfg.StrOpt("connection", required=True, secret=True,
+               help="SQLAlchemy URL of the placement database."),
+    cfg.StrOpt("connection_parameters", default="",
+               help="Extra query parameters appended to the connection URL."),
+    cfg.BoolOpt("sqlite_synchronous", default=True, help="Use synchronous mode for SQLite."),
+    cfg.StrOpt("slave_connection", secret=True, help="Accepted for compatibility; unused."),
+    cfg.StrOpt("mysql_sql_mode", default="TRADITIONAL",
+               help="SQL mode set on MySQL/MariaDB sessions."),
+    cfg.IntOpt("connection_recycle_time", default=3600,
+               help="Seconds after which a pooled connection is replaced."),
+    cfg.IntOpt("max_pool_size", help="Most connections kept open in the pool."),
+    cfg.IntOpt("max_retries", default=10,
+               help="Connection attempts at start-up (-1: forever)."),
+    cfg.IntOpt("retry_interval", default=10, help="Seconds between connection attempts."),
+    cfg.IntOpt("max_overflow", help="Connections allowed beyond max_pool_size."),
+    cfg.IntOpt("connection_debug", default=0,
+               help="SQL logging: 0 none, 50 or more statements, 100 results too."),
+    cfg.BoolOpt("connection_trace", default=False, help="Accepted for compatibility; unused."),
+    cfg.IntOpt("pool_timeout", help="Seconds to wait for a pooled connection."),
+    cfg.BoolOpt("sync_on_startup", default=False,
+                help="Run database migrations when the web service starts."),
+]
+
+_workaround_opts = [
+    cfg.BoolOpt("optimize_for_wide_provider_trees", default=False,
+                help="Accepted for compatibility: Placer's candidate search is always "
+                     "lazy, so wide trees need no workaround."),
+]
+
+GROUPS = {
+    "api": _api_opts,
+    "placement": _placement_opts,
+    "placement_database": _database_opts,
+    "workarounds": _workaround_opts,
+}
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    conf.register_opts(_default_opts)
+    for group, opts in GROUPS.items():
+        conf.register_opts(opts, group=group)
+    conf.register_opts(cors.CORS_OPTS, "cors")
+    conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
+    policy_opts.set_defaults(conf, "policy.yaml")
+    oslo_log.register_options(conf)
+
+
+def list_opts():
+    """For oslo-config-generator: (group, options) pairs."""
+    return [("DEFAULT", _default_opts), *GROUPS.items()]
+
+
+def new_config(args: list[str] | None = None, default_config_files=None) -> cfg.ConfigOpts:
+    """A fresh ConfigOpts with every option registered and ``args`` parsed."""
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    conf(args or [], project="placement", default_config_files=default_config_files)
+    return conf
+
+
+def default_config_files() -> list[str] | None:
+    """Where the reference looks when no --config-file is given.
+
+    ``OS_PLACEMENT_CONFIG_DIR``/placement.conf if that variable is set, else
+    None: oslo.config's own search (~/.placement, ~, /etc/placement, /etc).
+    """
+    conf_dir = os.environ.get("OS_PLACEMENT_CONFIG_DIR", "").strip()
+    return [os.path.join(conf_dir, "placement.conf")] if conf_dir else None

@@ -1,0 +1,1 @@
+"""Persistence: tables, engine and transactions, migrations, one query module per noun."""

@@ -1,0 +1,151 @@
+"""Engines for SQLite, PostgreSQL and MySQL/MariaDB, and the transaction helpers.
+
+Every request runs in exactly one transaction: ``Database.read`` or
+``Database.write`` call one core function with a connection and commit (or
+roll back) around it. Writes that lose a deadlock are retried whole.
+"""
+
+import contextlib
+import importlib.util
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DEADLOCK_RETRIES = 5
+
+
+def normalize_url(url: str, parameters: str = "") -> sa.URL:
+    """Accept the URL forms operators already write, with the drivers we ship.
+
+    ``postgresql://`` and ``postgresql+psycopg2://`` use psycopg 3 when
+    psycopg2 is absent; ``mysql://`` uses PyMySQL when MySQLdb is absent.
+    """
+    if parameters:
+        url = f"{url}{'&' if '?' in url else '?'}{parameters}"
+    u = make_url(url)
+    backend, _, driver = u.drivername.partition("+")
+    if backend == "postgresql" and driver in ("", "psycopg2"):
+        if importlib.util.find_spec("psycopg2") is None:
+            u = u.set(drivername="postgresql+psycopg")
+    elif backend == "mysql" and driver in ("", "mysqldb"):
+        if importlib.util.find_spec("MySQLdb") is None:
+            u = u.set(drivername="mysql+pymysql")
+    return u
+
+
+def create_engine(url: str, db_conf=None) -> Engine:
+    """An engine for ``url``; ``db_conf`` is the [placement_database] group."""
+    u = normalize_url(url, getattr(db_conf, "connection_parameters", "") or "")
+    backend = u.get_backend_name()
+    kwargs: dict = {"pool_pre_ping": True}
+    if db_conf is not None:
+        kwargs["pool_recycle"] = db_conf.connection_recycle_time
+        if db_conf.connection_debug >= 50:
+            kwargs["echo"] = "debug" if db_conf.connection_debug >= 100 else True
+        if backend != "sqlite":
+            for opt, arg in (("max_pool_size", "pool_size"), ("max_overflow", "max_overflow"),
+                             ("pool_timeout", "pool_timeout")):
+                if getattr(db_conf, opt) is not None:
+                    kwargs[arg] = getattr(db_conf, opt)
+    if backend == "sqlite":
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    elif backend == "mysql":
+        kwargs["isolation_level"] = "READ COMMITTED"
+        u = u.update_query_dict({"charset": u.query.get("charset", "utf8mb4")})
+    engine = sa.create_engine(u, **kwargs)
+    if backend == "sqlite":
+        _tune_sqlite(engine, synchronous=getattr(db_conf, "sqlite_synchronous", True),
+                     memory=u.database in (None, "", ":memory:"))
+    elif backend == "mysql":
+        sql_mode = getattr(db_conf, "mysql_sql_mode", "TRADITIONAL")
+        _set_mysql_mode(engine, sql_mode)
+    return engine
+
+
+def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
+    """WAL and a busy timeout; writers take the lock up front (BEGIN IMMEDIATE)
+    so two writers never deadlock upgrading read locks."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        if not memory:
+            cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute(f"PRAGMA synchronous={'NORMAL' if synchronous else 'OFF'}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        write = conn.get_execution_options().get("placer_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def _set_mysql_mode(engine: Engine, sql_mode: str | None) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        if sql_mode:
+            cur = dbapi_conn.cursor()
+            cur.execute("SET SESSION sql_mode = %s", (sql_mode,))
+            cur.close()
+
+
+def _is_deadlock(exc: DBAPIError) -> bool:
+    orig = exc.orig
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if code in ("40001", "40P01"):  # PostgreSQL serialization failure / deadlock
+        return True
+    args = getattr(orig, "args", ())
+    return bool(args) and args[0] in (1213, 1205)  # MySQL deadlock / lock wait timeout
+
+
+class Database:
+    """The store handed to the HTTP layer: an engine plus transaction helpers."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @property
+    def backend(self) -> str:
+        return self.engine.dialect.name
+
+    @contextlib.contextmanager
+    def transaction(self, write: bool = False) -> Iterator[Connection]:
+        conn = self.engine.connect()
+        if write:
+            conn = conn.execution_options(placer_write=True)
+        try:
+            with conn.begin():
+                yield conn
+        finally:
+            conn.close()
+
+    def read(self, fn: Callable[..., T], *args, **kwargs) -> T:
+        with self.transaction() as conn:
+            return fn(conn, *args, **kwargs)
+
+    def write(self, fn: Callable[..., T], *args, **kwargs) -> T:
+        """Run ``fn`` in a write transaction, retrying it whole on a deadlock."""
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                with self.transaction(write=True) as conn:
+                    return fn(conn, *args, **kwargs)
+            except DBAPIError as exc:
+                if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
+                    raise
+                LOG.debug("deadlock in %s, retrying", getattr(fn, "__name__", fn))
+                time.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,105 @@
+"""Resource class rows: standard ones (ids below 10000) and CUSTOM_ ones."""
+
+import dataclasses
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from placer import exceptions
+from placer.db.tables import inventories, resource_classes
+from placer.model.names import MIN_CUSTOM_RESOURCE_CLASS_ID
+
+
+@dataclasses.dataclass(frozen=True)
+class ResourceClass:
+    id: int
+    name: str
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+
+    @property
+    def standard(self) -> bool:
+        return self.id < MIN_CUSTOM_RESOURCE_CLASS_ID
+
+
+def _row(r) -> ResourceClass:
+    return ResourceClass(r.id, r.name, r.created_at, r.updated_at)
+
+
+def list_all(conn: Connection) -> list[ResourceClass]:
+    rows = conn.execute(sa.select(resource_classes).order_by(resource_classes.c.id))
+    return [_row(r) for r in rows]
+
+
+def get(conn: Connection, name: str) -> ResourceClass:
+    row = conn.execute(
+        sa.select(resource_classes).where(resource_classes.c.name == name)).first()
+    if row is None:
+        raise exceptions.NotFound(f"No such resource class {name}.")
+    return _row(row)
+
+
+def find(conn: Connection, name: str) -> ResourceClass | None:
+    try:
+        return get(conn, name)
+    except exceptions.NotFound:
+        return None
+
+
+def ids_by_name(conn: Connection, names) -> dict[str, int]:
+    """Ids of the named classes that exist (unknown names are left out)."""
+    names = set(names)
+    if not names:
+        return {}
+    rows = conn.execute(sa.select(resource_classes.c.name, resource_classes.c.id)
+                        .where(resource_classes.c.name.in_(names)))
+    return dict(rows.tuples())
+
+
+def create(conn: Connection, name: str) -> ResourceClass:
+    """Insert a custom class; ids continue from max(id, 9999) as in the reference."""
+    if find(conn, name) is not None:
+        raise exceptions.Conflict(f"Conflicting resource class already exists: {name}")
+    max_id = conn.execute(sa.select(sa.func.max(resource_classes.c.id))).scalar() or 0
+    new_id = max(max_id + 1, MIN_CUSTOM_RESOURCE_CLASS_ID)
+    try:
+        conn.execute(resource_classes.insert().values(id=new_id, name=name))
+    except IntegrityError:
+        raise exceptions.Conflict(
+            f"Conflicting resource class already exists: {name}") from None
+    return get(conn, name)
+
+
+def ensure(conn: Connection, name: str) -> tuple[ResourceClass, bool]:
+    """The named class, creating it if missing; True when it was created."""
+    existing = find(conn, name)
+    if existing is not None:
+        return existing, False
+    return create(conn, name), True
+
+
+def rename(conn: Connection, name: str, new_name: str) -> ResourceClass:
+    rc = get(conn, name)
+    if rc.standard:
+        raise exceptions.BadRequest(f"Cannot update standard resource class {name}")
+    if new_name != name and find(conn, new_name) is not None:
+        raise exceptions.Conflict(f"Resource class already exists: {new_name}")
+    conn.execute(resource_classes.update().where(resource_classes.c.id == rc.id)
+                 .values(name=new_name))
+    return get(conn, new_name)
+
+
+def delete(conn: Connection, name: str) -> None:
+    rc = get(conn, name)
+    if rc.standard:
+        raise exceptions.BadRequest(
+            f"Error in delete resource class: Cannot delete standard resource class {name}.")
+    in_use = conn.execute(sa.select(sa.func.count()).select_from(inventories)
+                          .where(inventories.c.resource_class_id == rc.id)).scalar()
+    if in_use:
+        raise exceptions.Conflict(
+            f"Error in delete resource class: Cannot delete resource class {name}. "
+            "Class is in use in inventory.")
+    conn.execute(resource_classes.delete().where(resource_classes.c.id == rc.id))

@@ -1,0 +1,43 @@
+"""Domain errors raised by the core; the HTTP layer maps them to responses.
+
+Each carries the human detail and, optionally, the placement error code
+(the ``code`` field clients see from microversion 1.23).
+"""
+
+DEFAULT_CODE = "placement.undefined_code"
+INVENTORY_INUSE = "placement.inventory.inuse"
+CONCURRENT_UPDATE = "placement.concurrent_update"
+DUPLICATE_NAME = "placement.duplicate_name"
+PROVIDER_IN_USE = "placement.resource_provider.inuse"
+PROVIDER_CANNOT_DELETE_PARENT = "placement.resource_provider.cannot_delete_parent"
+RESOURCE_PROVIDER_NOT_FOUND = "placement.resource_provider.not_found"
+ILLEGAL_DUPLICATE_QUERYPARAM = "placement.query.duplicate_key"
+QUERYPARAM_BAD_VALUE = "placement.query.bad_value"
+QUERYPARAM_MISSING_VALUE = "placement.query.missing_value"
+
+
+class PlacerError(Exception):
+    """Base class: ``status`` is the HTTP status the API layer answers with."""
+
+    status = 500
+
+    def __init__(self, detail: str = "", code: str | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.code = code or DEFAULT_CODE
+
+
+class BadRequest(PlacerError):
+    status = 400
+
+
+class Forbidden(PlacerError):
+    status = 403
+
+
+class NotFound(PlacerError):
+    status = 404
+
+
+class Conflict(PlacerError):
+    status = 409

@@ -1,0 +1,1 @@
+"""One module per API resource: parse and validate, authorize, call the core, render."""

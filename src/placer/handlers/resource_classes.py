@@ -1,0 +1,74 @@
+"""/resource_classes (1.2) and /resource_classes/{name}."""
+
+from placer import exceptions
+from placer.db import resource_classes as db
+from placer.http import util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.schemas import resource_classes as schema
+
+LIST = "placement:resource_classes:list"
+CREATE = "placement:resource_classes:create"
+SHOW = "placement:resource_classes:show"
+UPDATE = "placement:resource_classes:update"
+DELETE = "placement:resource_classes:delete"
+
+
+def _url(req, name: str) -> str:
+    return f"{util.url_prefix(req)}/resource_classes/{name}"
+
+
+def _render(req, rc) -> dict:
+    return {"name": rc.name, "links": [{"rel": "self", "href": _url(req, rc.name)}]}
+
+
+def _stamp(rc):
+    # standard classes carry no meaningful timestamps: the reference says "now"
+    return None if rc.standard else util.latest(rc.updated_at, rc.created_at)
+
+
+@returns_json
+def list_classes(req, resp):
+    req.context.auth.can(LIST)
+    classes = req.context.db.read(db.list_all)
+    stamps = [_stamp(rc) for rc in classes]
+    when = None if None in stamps else util.latest(*stamps)
+    util.send_json(req, resp, {"resource_classes": [_render(req, rc) for rc in classes]},
+                   last_modified=when)
+
+
+@takes_json
+def create_class(req, resp):
+    req.context.auth.can(CREATE)
+    name = json_body(req, schema.CLASS)["name"]
+    req.context.db.write(db.create, name)
+    util.no_content(resp, 201, _url(req, name))
+
+
+@returns_json
+def show_class(req, resp, name):
+    req.context.auth.can(SHOW)
+    rc = req.context.db.read(db.get, name)
+    util.send_json(req, resp, _render(req, rc), last_modified=_stamp(rc))
+
+
+@takes_json(before=(1, 7))
+def update_class(req, resp, name):
+    req.context.auth.can(UPDATE)
+    if util.want(req, (1, 7)):
+        # 1.7+: bodiless create-or-verify; the name in the path is validated
+        # as if it were a body so the error reads the same.
+        error = next(schema.CLASS.iter_errors({"name": name}), None)
+        if error is not None:
+            raise exceptions.BadRequest(f"JSON does not validate: {error}")
+        _rc, created = req.context.db.write(db.ensure, name)
+        util.no_content(resp, 201 if created else 204, _url(req, name))
+        return
+    new_name = json_body(req, schema.CLASS)["name"]
+    rc = req.context.db.write(db.rename, name, new_name)
+    util.send_json(req, resp, _render(req, rc))
+
+
+def delete_class(req, resp, name):
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete, name)
+    util.no_content(resp)

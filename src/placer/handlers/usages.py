@@ -1,0 +1,5 @@
+"""PLACEHOLDER: being written."""
+
+
+def provider_usages(req, resp, **params):
+    raise NotImplementedError

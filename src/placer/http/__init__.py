@@ -1,0 +1,1 @@
+"""Framework glue: routing with microversion windows, errors, auth, negotiation."""

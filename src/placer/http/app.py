@@ -1,0 +1,91 @@
+"""The falcon application and the WSGI middleware around it."""
+
+import logging
+
+import falcon
+from oslo_middleware import cors, http_proxy_to_wsgi
+
+from placer import exceptions
+from placer.http import auth, errors, microversion, requestlog, routing
+
+LOG = logging.getLogger(__name__)
+
+
+class _Context:
+    """Per-request state handlers read: version, auth context, store, config."""
+
+    __slots__ = ("version", "auth", "db", "conf")
+
+
+class _Bind:
+    """Falcon middleware that hands each request its version, context and store."""
+
+    def __init__(self, db, conf):
+        self.db, self.conf = db, conf
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        ctx = req.context
+        ctx.version = req.env[errors.MICROVERSION_ENVIRON]
+        ctx.auth = req.env.get(auth.CONTEXT_ENVIRON)
+        ctx.db, ctx.conf = self.db, self.conf
+        clen = req.env.get("CONTENT_LENGTH")
+        try:
+            if clen and int(clen) > 0 and not req.env.get("CONTENT_TYPE"):
+                raise exceptions.BadRequest("content-type header required when "
+                                            "content-length > 0")
+        except ValueError:
+            raise exceptions.BadRequest("content-length header must be an integer") from None
+
+
+def _serve(req: falcon.Request, resp: falcon.Response, status: int, detail: str | None,
+           code: str | None = None, headers=None) -> None:
+    err = errors.render(req.env, status, detail, code, headers)
+    resp.status = err.status
+    resp.data = err.body
+    resp.content_type = err.content_type and err.headers.get("Content-Type")
+    for name, value in (headers or {}).items():
+        resp.set_header(name, value)
+
+
+def _placer_error(req, resp, ex: exceptions.PlacerError, params) -> None:
+    _serve(req, resp, ex.status, ex.detail or None, ex.code, getattr(ex, "headers", None))
+
+
+def _falcon_error(req, resp, ex: falcon.HTTPError, params) -> None:
+    _serve(req, resp, ex.status_code, ex.description)
+
+
+def _unexpected(req, resp, ex: Exception, params) -> None:
+    if isinstance(ex, falcon.HTTPError):
+        return _falcon_error(req, resp, ex, params)
+    LOG.exception("unexpected error: %s", ex)
+    _serve(req, resp, 500, str(ex))
+
+
+def create_app(db, conf, routes) -> falcon.App:
+    """The bare API (no auth, no microversion negotiation): see ``wrap``."""
+    app = falcon.App(middleware=[_Bind(db, conf)], cors_enable=False)
+    app.req_options.keep_blank_qs_values = True
+    app.req_options.auto_parse_qs_csv = False
+    app.req_options.strip_url_path_trailing_slash = False
+    app.resp_options.default_media_type = None  # bodiless answers carry no Content-Type
+    app.add_error_handler(Exception, _unexpected)
+    app.add_error_handler(falcon.HTTPError, _falcon_error)
+    app.add_error_handler(exceptions.PlacerError, _placer_error)
+    routing.add_routes(app, routes)
+    return app
+
+
+def wrap(app, conf):
+    """The middleware pipeline, innermost first, as the reference composes it."""
+    app = microversion.middleware(app)
+    app = auth.ContextMiddleware(app)
+    if conf.api.auth_strategy == "noauth2":
+        app = auth.NoAuth(app)
+    else:
+        app = auth.Keystone(app, conf)
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
+    app = requestlog.RequestLog(app)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    return app

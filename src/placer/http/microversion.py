@@ -1,0 +1,21 @@
+"""Microversions: the supported range and the header middleware."""
+
+import microversion_parse
+from microversion_parse import middleware as mp_middleware
+
+from placer.http import errors
+
+SERVICE_TYPE = "placement"
+VERSIONS = [f"1.{minor}" for minor in range(0, 40)]  # 1.0 .. 1.39
+assert VERSIONS[0] == errors.MIN_VERSION and VERSIONS[-1] == errors.MAX_VERSION
+
+
+def parse(value: str) -> microversion_parse.Version:
+    return microversion_parse.parse_version_string(value)
+
+
+def middleware(app):
+    """Negotiates ``OpenStack-API-Version`` (400 malformed, 406 out of range)
+    and stamps the version and ``Vary`` on every response."""
+    return mp_middleware.MicroversionMiddleware(
+        app, SERVICE_TYPE, VERSIONS, json_error_formatter=errors.json_error_formatter)

@@ -1,0 +1,53 @@
+"""Small helpers handlers share: microversion checks, JSON replies, headers."""
+
+import datetime
+import email.utils
+
+import falcon
+import orjson
+
+
+def want(req: falcon.Request, version: tuple[int, int]) -> bool:
+    """True when the request's microversion is at least ``version``."""
+    return req.context.version.matches(version)
+
+
+def send_json(req: falcon.Request, resp: falcon.Response, body, status: int = 200,
+              last_modified: datetime.datetime | None = None) -> None:
+    resp.status = status
+    resp.content_type = "application/json"
+    resp.data = orjson.dumps(body)
+    set_last_modified(req, resp, last_modified)
+
+
+def set_last_modified(req: falcon.Request, resp: falcon.Response,
+                      when: datetime.datetime | None = None) -> None:
+    """From 1.15 responses say when their content last changed (now, for
+    composite answers) and that they must not be cached."""
+    if not want(req, (1, 15)):
+        return
+    when = when or datetime.datetime.now(datetime.UTC)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    resp.set_header("Last-Modified", email.utils.format_datetime(when, usegmt=True))
+    resp.set_header("Cache-Control", "no-cache")
+
+
+def latest(*stamps: datetime.datetime | None) -> datetime.datetime | None:
+    """The most recent of some rows' updated_at/created_at values."""
+    present = [s for s in stamps if s is not None]
+    return max(present) if present else None
+
+
+def no_content(resp: falcon.Response, status: int = 204, location: str | None = None) -> None:
+    """A bodiless answer (204, or 201 with a Location), without Content-Type."""
+    resp.status = status
+    resp.data = b""
+    resp.content_type = None
+    if location:
+        resp.location = location
+
+
+def url_prefix(req: falcon.Request) -> str:
+    """Links are relative to where the service is mounted (SCRIPT_NAME)."""
+    return req.env.get("SCRIPT_NAME", "")

@@ -1,0 +1,1 @@
+"""Plain data and pure rules, no SQL and no HTTP."""

@@ -1,0 +1,214 @@
+"""Policy rules and enforcement, matching openstack-placement 16.0.0.
+
+Rule names, check strings, scope types and the legacy (deprecated) fallback
+are part of the public contract: operators' policy.yaml files refer to them,
+so they must stay byte-for-byte identical to placement's.
+"""
+
+import logging
+import threading
+
+from oslo_config import cfg
+from oslo_policy import opts as policy_opts
+from oslo_policy import policy as oslo_policy
+
+from placer import exceptions
+
+LOG = logging.getLogger(__name__)
+
+# Placement ships "policy.yaml" as the default file name (not oslo's old JSON).
+DEFAULT_POLICY_FILE = "policy.yaml"
+
+FORBIDDEN_MSG = "Policy does not allow %(action)s to be performed."
+
+ADMIN = "rule:admin_api"
+SERVICE = "rule:service_api"
+ADMIN_OR_SERVICE = "rule:admin_or_service_api"
+ADMIN_OR_PROJECT_READER_OR_SERVICE = "rule:admin_or_project_reader_or_service_api"
+
+_PROJECT = ["project"]
+
+# With [oslo_policy] enforce_new_defaults=False oslo.policy ORs this legacy
+# check into each base rule that carries it, so plain admins keep working.
+# The odd name ("rule:admin_api") is what placement registers; keep it so a
+# policy file overriding that key behaves the same.
+_LEGACY_ADMIN = oslo_policy.DeprecatedRule(
+    name=ADMIN,
+    check_str="role:admin",
+    deprecated_reason=(
+        "Placement API policies are introducing new default roles with "
+        "scope_type capabilities. Old policies are deprecated and silently "
+        "going to be ignored in the placement 6.0.0 (Xena) release."
+    ),
+    deprecated_since="W",
+)
+
+# (name, check_str, description, scope_types, legacy fallback)
+_BASE_RULES = [
+    ("admin_api", "role:admin",
+     "Default rule for most placement APIs.", _PROJECT, None),
+    ("service_api", "role:service",
+     "Default rule for service-to-service placement APIs.", _PROJECT, _LEGACY_ADMIN),
+    ("admin_or_service_api", "role:admin or role:service",
+     "Default rule for most placement APIs.", _PROJECT, _LEGACY_ADMIN),
+    # Placement leaves this one without scope_types; copy that quirk.
+    ("project_reader_api", "role:reader and project_id:%(project_id)s",
+     "Default rule for Project level reader APIs.", None, _LEGACY_ADMIN),
+    ("admin_or_project_reader_or_service_api",
+     "role:admin or rule:project_reader_api or role:service",
+     "Default rule for project level reader APIs.", _PROJECT, _LEGACY_ADMIN),
+]
+
+_RP = "/resource_providers/{uuid}"
+
+# (name, check_str, description, "METHOD /path" operations); all project-scoped.
+_API_RULES = [
+    ("placement:resource_providers:list", ADMIN_OR_SERVICE,
+     "List resource providers.", ["GET /resource_providers"]),
+    ("placement:resource_providers:create", ADMIN_OR_SERVICE,
+     "Create resource provider.", ["POST /resource_providers"]),
+    ("placement:resource_providers:show", ADMIN_OR_SERVICE,
+     "Show resource provider.", [f"GET {_RP}"]),
+    ("placement:resource_providers:update", ADMIN_OR_SERVICE,
+     "Update resource provider.", [f"PUT {_RP}"]),
+    ("placement:resource_providers:delete", ADMIN_OR_SERVICE,
+     "Delete resource provider.", [f"DELETE {_RP}"]),
+    ("placement:resource_classes:list", ADMIN_OR_SERVICE,
+     "List resource classes.", ["GET /resource_classes"]),
+    ("placement:resource_classes:create", ADMIN_OR_SERVICE,
+     "Create resource class.", ["POST /resource_classes"]),
+    ("placement:resource_classes:show", ADMIN_OR_SERVICE,
+     "Show resource class.", ["GET /resource_classes/{name}"]),
+    ("placement:resource_classes:update", ADMIN_OR_SERVICE,
+     "Update resource class.", ["PUT /resource_classes/{name}"]),
+    ("placement:resource_classes:delete", ADMIN_OR_SERVICE,
+     "Delete resource class.", ["DELETE /resource_classes/{name}"]),
+    ("placement:resource_providers:inventories:list", ADMIN_OR_SERVICE,
+     "List resource provider inventories.", [f"GET {_RP}/inventories"]),
+    ("placement:resource_providers:inventories:create", ADMIN_OR_SERVICE,
+     "Create one resource provider inventory.", [f"POST {_RP}/inventories"]),
+    ("placement:resource_providers:inventories:show", ADMIN_OR_SERVICE,
+     "Show resource provider inventory.", [f"GET {_RP}/inventories/{{resource_class}}"]),
+    ("placement:resource_providers:inventories:update", ADMIN_OR_SERVICE,
+     "Update resource provider inventory.",
+     [f"PUT {_RP}/inventories", f"PUT {_RP}/inventories/{{resource_class}}"]),
+    ("placement:resource_providers:inventories:delete", ADMIN_OR_SERVICE,
+     "Delete resource provider inventory.",
+     [f"DELETE {_RP}/inventories", f"DELETE {_RP}/inventories/{{resource_class}}"]),
+    ("placement:resource_providers:aggregates:list", ADMIN_OR_SERVICE,
+     "List resource provider aggregates.", [f"GET {_RP}/aggregates"]),
+    ("placement:resource_providers:aggregates:update", ADMIN_OR_SERVICE,
+     "Update resource provider aggregates.", [f"PUT {_RP}/aggregates"]),
+    ("placement:resource_providers:usages", ADMIN_OR_SERVICE,
+     "List resource provider usages.", [f"GET {_RP}/usages"]),
+    ("placement:usages", ADMIN_OR_PROJECT_READER_OR_SERVICE,
+     "List total resource usages for a given project.", ["GET /usages"]),
+    ("placement:traits:list", ADMIN_OR_SERVICE, "List traits.", ["GET /traits"]),
+    ("placement:traits:show", ADMIN_OR_SERVICE, "Show trait.", ["GET /traits/{name}"]),
+    ("placement:traits:update", ADMIN_OR_SERVICE, "Update trait.", ["PUT /traits/{name}"]),
+    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.", ["DELETE /traits/{name}"]),
+    ("placement:resource_providers:traits:list", ADMIN_OR_SERVICE,
+     "List resource provider traits.", [f"GET {_RP}/traits"]),
+    ("placement:resource_providers:traits:update", ADMIN_OR_SERVICE,
+     "Update resource provider traits.", [f"PUT {_RP}/traits"]),
+    ("placement:resource_providers:traits:delete", ADMIN_OR_SERVICE,
+     "Delete resource provider traits.", [f"DELETE {_RP}/traits"]),
+    ("placement:allocations:manage", ADMIN_OR_SERVICE,
+     "Manage allocations.", ["POST /allocations"]),
+    ("placement:allocations:list", ADMIN_OR_SERVICE,
+     "List allocations.", ["GET /allocations/{consumer_uuid}"]),
+    ("placement:allocations:update", ADMIN_OR_SERVICE,
+     "Update allocations.", ["PUT /allocations/{consumer_uuid}"]),
+    ("placement:allocations:delete", ADMIN_OR_SERVICE,
+     "Delete allocations.", ["DELETE /allocations/{consumer_uuid}"]),
+    ("placement:resource_providers:allocations:list", ADMIN_OR_SERVICE,
+     "List resource provider allocations.", [f"GET {_RP}/allocations"]),
+    ("placement:allocation_candidates:list", ADMIN_OR_SERVICE,
+     "List allocation candidates.", ["GET /allocation_candidates"]),
+    ("placement:reshaper:reshape", SERVICE,
+     "Reshape Inventory and Allocations.", ["POST /reshaper"]),
+]
+
+
+def _operations(specs):
+    return [dict(zip(("method", "path"), spec.split(" ", 1), strict=True)) for spec in specs]
+
+
+def list_rules() -> list[oslo_policy.RuleDefault]:
+    """All rule defaults, base rules first (the order of placement's sample file)."""
+    rules: list[oslo_policy.RuleDefault] = [
+        oslo_policy.RuleDefault(name, check, description=desc, scope_types=scopes,
+                                deprecated_rule=legacy)
+        for name, check, desc, scopes, legacy in _BASE_RULES
+    ]
+    rules.extend(
+        oslo_policy.DocumentedRuleDefault(name, check, desc, _operations(ops),
+                                          scope_types=list(_PROJECT))
+        for name, check, desc, ops in _API_RULES
+    )
+    return rules
+
+
+_ENFORCER: oslo_policy.Enforcer | None = None
+_LOCK = threading.Lock()
+
+
+def init(conf: cfg.ConfigOpts, suppress_deprecation_warnings: bool = False) -> None:
+    """Create the process-wide enforcer from ``conf`` (idempotent).
+
+    ``[oslo_policy] policy_file``/``enforce_new_defaults`` come from ``conf``.
+    Scope checking is left to oslo.policy, as in the reference: releases that
+    still have ``[oslo_policy] enforce_scope`` read it, 6.x always enforce.
+    """
+    global _ENFORCER
+    with _LOCK:
+        if _ENFORCER is not None:
+            return
+        policy_opts.set_defaults(conf, policy_file=DEFAULT_POLICY_FILE)
+        enforcer = oslo_policy.Enforcer(conf)
+        # Every base rule changed its default; like placement, don't spam a
+        # warning per rule on each start.
+        enforcer.suppress_default_change_warnings = True
+        enforcer.suppress_deprecation_warnings = suppress_deprecation_warnings
+        enforcer.register_defaults(list_rules())
+        # Fail at start-up, not on first request, if the policy file is bad.
+        enforcer.load_rules()
+        _ENFORCER = enforcer
+
+
+def reset() -> None:
+    """Drop the enforcer so tests can init() again with other config."""
+    global _ENFORCER
+    with _LOCK:
+        if _ENFORCER is not None:
+            _ENFORCER.clear()
+        _ENFORCER = None
+
+
+def get_enforcer() -> oslo_policy.Enforcer | None:
+    """The live enforcer (None before init), e.g. for oslopolicy tooling."""
+    return _ENFORCER
+
+
+def authorize(context, action: str, target: dict):
+    """Return a truthy value if ``context`` may do ``action`` on ``target``.
+
+    Raises ``exceptions.Forbidden`` otherwise. Unregistered actions raise
+    oslo.policy's ``PolicyNotRegistered`` (a programming error, so a 500).
+    """
+    enforcer = _ENFORCER
+    if enforcer is None:
+        # Refuse rather than allow: an un-initialised policy must never pass.
+        raise RuntimeError("placer.policy.init() must be called before authorize()")
+    try:
+        return enforcer.authorize(action, target, context, True,
+                                  exceptions.Forbidden, FORBIDDEN_MSG % {"action": action})
+    except oslo_policy.InvalidScope:
+        # Placement builds PolicyNotAuthorized(action) here, whose message is
+        # then the bare action name; reproduce that text for parity.
+        LOG.debug("Policy check for %s failed: token scope not allowed", action)
+        raise exceptions.Forbidden(action) from None
+    except exceptions.Forbidden:
+        LOG.debug("Policy check for %s failed with credentials %s",
+                  action, context.to_policy_values())
+        raise

@@ -1,0 +1,1 @@
+"""JSON Schemas for request bodies, per resource and microversion."""

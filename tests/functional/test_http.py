@@ -1,0 +1,115 @@
+"""Behaviour every route shares: versions, errors, auth, negotiation."""
+
+import pytest
+
+from tests.conftest import assert_error
+
+
+def test_root_is_the_version_document_without_auth(api):
+    r = api.get("/", token=None)
+    assert r.status_code == 200
+    assert r.json == {"versions": [{
+        "id": "v1.0", "max_version": "1.39", "min_version": "1.0", "status": "CURRENT",
+        "links": [{"rel": "self", "href": ""}]}]}
+    assert r.headers["OpenStack-API-Version"] == "placement 1.0"
+    assert r.headers["Vary"] == "openstack-api-version"
+    assert r.headers["x-openstack-request-id"].startswith("req-")
+
+
+@pytest.mark.parametrize("asked,answered", [("1.0", "1.0"), ("1.17", "1.17"),
+                                            ("latest", "1.39"), ("placement 1.5", None)])
+def test_version_header_negotiation(api, asked, answered):
+    if answered is None:
+        r = api.get("/", headers={"OpenStack-API-Version": "placement placement 1.5"})
+        assert r.status_code == 400
+        return
+    r = api.get("/", version=asked)
+    assert r.status_code == 200
+    assert r.headers["OpenStack-API-Version"] == f"placement {answered}"
+
+
+def test_malformed_version_is_400(api):
+    error = assert_error(api.get("/resource_providers", version="abc"), 400,
+                         "Invalid microversion: invalid version string: abc")
+    assert "code" not in error
+
+
+@pytest.mark.parametrize("version", ["1.40", "2.0", "0.9"])
+def test_version_out_of_range_is_406_with_range(api, version):
+    error = assert_error(api.get("/resource_providers", version=version), 406,
+                         f"Unacceptable version header: {version}")
+    assert error["max_version"] == "1.39" and error["min_version"] == "1.0"
+
+
+def test_missing_token_is_401(api):
+    r = api.get("/resource_providers", token=None)
+    assert r.status_code == 401
+    assert r.json["title"] == "Unauthorized"
+
+
+def test_unknown_route_is_404(api):
+    assert_error(api.get("/nowhere", version="latest"), 404, code="placement.undefined_code")
+
+
+def test_route_before_its_version_is_404(api):
+    assert_error(api.get("/resource_classes", version="1.1"), 404)
+    assert api.get("/resource_classes", version="1.2").status_code == 200
+
+
+def test_unknown_method_is_405_with_allow(api):
+    r = api.request("PATCH", "/resource_classes", version="latest")
+    assert_error(r, 405, "The method PATCH is not allowed for this resource.")
+    assert r.headers["Allow"] == "GET, POST"
+
+
+def test_error_code_appears_from_1_23(api):
+    assert "code" not in assert_error(api.get("/resource_classes/CUSTOM_X", version="1.22"),
+                                      404)
+    error = assert_error(api.get("/resource_classes/CUSTOM_X", version="1.23"), 404)
+    assert error["code"] == "placement.undefined_code"
+
+
+def test_accept_without_json_is_406(api):
+    r = api.get("/resource_classes", version="1.2", headers={"Accept": "text/plain"})
+    assert r.status_code == 406
+    assert "Only application/json is provided" in r.text
+
+
+def test_accept_json_variants_are_fine(api):
+    for accept in ("application/json", "*/*", "application/*", "text/html, application/json"):
+        assert api.get("/resource_classes", version="1.2",
+                       headers={"Accept": accept}).status_code == 200
+
+
+def test_body_needs_json_content_type(api):
+    r = api.post("/resource_classes", version="1.2", body='{"name": "CUSTOM_A"}',
+                 headers={"Content-Type": "text/plain"})
+    assert_error(r, 415, "The media type text/plain is not supported, use application/json")
+    r = api.post("/resource_classes", version="1.2", body="")
+    assert_error(r, 415, "The media type None is not supported")
+
+
+def test_body_without_content_type_is_400(api):
+    r = api.post("/resource_classes", version="1.2", body='{"name": "CUSTOM_A"}')
+    assert_error(r, 400, "content-type header required when content-length > 0")
+
+
+def test_malformed_json_is_400(api):
+    r = api.post("/resource_classes", version="1.2", body="{bad",
+                 headers={"Content-Type": "application/json"})
+    assert_error(r, 400, "Malformed JSON: Expecting property name enclosed in double quotes")
+
+
+def test_last_modified_from_1_15(api):
+    r = api.get("/resource_classes", version="1.14")
+    assert "Last-Modified" not in r.headers and "Cache-Control" not in r.headers
+    r = api.get("/resource_classes", version="1.15")
+    assert r.headers["Cache-Control"] == "no-cache"
+    assert r.headers["Last-Modified"].endswith(" GMT")
+
+
+def test_errors_in_plain_text_when_json_not_accepted(api):
+    r = api.get("/nowhere", headers={"Accept": "text/plain"})
+    assert r.status_code == 404
+    assert r.content_type == "text/plain"
+    assert r.text.startswith("404 Not Found")

@@ -1,0 +1,234 @@
+"""Policy rules and enforcement must match placement 16.0.0's documented defaults."""
+
+import pytest
+from oslo_config import cfg
+from oslo_policy import opts as policy_opts
+from oslo_policy import policy as oslo_policy
+
+from placer import exceptions, policy
+from placer.context import RequestContext
+
+# Copied by hand from the placement "Policy Reference" docs (name -> default).
+_AOS = "rule:admin_or_service_api"
+DOCUMENTED_DEFAULTS = {
+    "admin_api": "role:admin",
+    "service_api": "role:service",
+    "admin_or_service_api": "role:admin or role:service",
+    "project_reader_api": "role:reader and project_id:%(project_id)s",
+    "admin_or_project_reader_or_service_api":
+        "role:admin or rule:project_reader_api or role:service",
+    "placement:resource_providers:list": _AOS,
+    "placement:resource_providers:create": _AOS,
+    "placement:resource_providers:show": _AOS,
+    "placement:resource_providers:update": _AOS,
+    "placement:resource_providers:delete": _AOS,
+    "placement:resource_classes:list": _AOS,
+    "placement:resource_classes:create": _AOS,
+    "placement:resource_classes:show": _AOS,
+    "placement:resource_classes:update": _AOS,
+    "placement:resource_classes:delete": _AOS,
+    "placement:resource_providers:inventories:list": _AOS,
+    "placement:resource_providers:inventories:create": _AOS,
+    "placement:resource_providers:inventories:show": _AOS,
+    "placement:resource_providers:inventories:update": _AOS,
+    "placement:resource_providers:inventories:delete": _AOS,
+    "placement:resource_providers:aggregates:list": _AOS,
+    "placement:resource_providers:aggregates:update": _AOS,
+    "placement:resource_providers:usages": _AOS,
+    "placement:usages": "rule:admin_or_project_reader_or_service_api",
+    "placement:traits:list": _AOS,
+    "placement:traits:show": _AOS,
+    "placement:traits:update": _AOS,
+    "placement:traits:delete": _AOS,
+    "placement:resource_providers:traits:list": _AOS,
+    "placement:resource_providers:traits:update": _AOS,
+    "placement:resource_providers:traits:delete": _AOS,
+    "placement:allocations:manage": _AOS,
+    "placement:allocations:list": _AOS,
+    "placement:allocations:update": _AOS,
+    "placement:allocations:delete": _AOS,
+    "placement:resource_providers:allocations:list": _AOS,
+    "placement:allocation_candidates:list": _AOS,
+    "placement:reshaper:reshape": "rule:service_api",
+}
+ALL_RULES = list(DOCUMENTED_DEFAULTS)
+ADMIN_OR_SERVICE_RULES = [n for n, c in DOCUMENTED_DEFAULTS.items() if c == _AOS]
+# Only the service role may reshape under the new defaults.
+SERVICE_ONLY_RULES = ["service_api", "placement:reshaper:reshape"]
+
+TARGET = {"project_id": "other-project", "user_id": "someone"}
+
+
+def _msg(action):
+    return f"Policy does not allow {action} to be performed."
+
+
+@pytest.fixture(autouse=True)
+def _fresh_enforcer():
+    policy.reset()
+    yield
+    policy.reset()
+
+
+def _init(new_defaults=True, policy_file=None):
+    conf = cfg.ConfigOpts()
+    conf([], project="placer-policy-test", default_config_files=[])
+    policy_opts.set_defaults(conf)  # registers [oslo_policy] so we can override
+    conf.set_override("enforce_new_defaults", new_defaults, group="oslo_policy")
+    if policy_file is not None:
+        conf.set_override("policy_file", str(policy_file), group="oslo_policy")
+    policy.init(conf, suppress_deprecation_warnings=True)
+    return conf
+
+
+def _allowed(ctx, action, target=TARGET):
+    try:
+        policy.authorize(ctx, action, target)
+    except exceptions.Forbidden:
+        return False
+    return True
+
+
+def _project_ctx(*roles, project_id="my-project"):
+    return RequestContext(user_id="u1", project_id=project_id, roles=list(roles))
+
+
+def test_rule_names_and_defaults_match_docs():
+    rules = policy.list_rules()
+    names = [r.name for r in rules]
+    assert names == ALL_RULES
+    assert {r.name: r.check_str for r in rules} == DOCUMENTED_DEFAULTS
+    for rule in rules:
+        expected_scope = None if rule.name == "project_reader_api" else ["project"]
+        assert rule.scope_types == expected_scope, rule.name
+
+
+def test_api_rules_are_documented_with_operations():
+    by_name = {r.name: r for r in policy.list_rules()}
+    for name in ALL_RULES[5:]:
+        assert isinstance(by_name[name], oslo_policy.DocumentedRuleDefault), name
+    assert by_name["placement:resource_providers:inventories:update"].operations == [
+        {"method": "PUT", "path": "/resource_providers/{uuid}/inventories"},
+        {"method": "PUT", "path": "/resource_providers/{uuid}/inventories/{resource_class}"},
+    ]
+    assert by_name["placement:reshaper:reshape"].operations == [
+        {"method": "POST", "path": "/reshaper"}]
+
+
+def test_legacy_fallback_is_role_admin_on_base_rules():
+    legacy = {r.name: r.deprecated_rule for r in policy.list_rules() if r.deprecated_rule}
+    assert set(legacy) == {"service_api", "admin_or_service_api", "project_reader_api",
+                           "admin_or_project_reader_or_service_api"}
+    assert {(d.name, d.check_str) for d in legacy.values()} == {
+        ("rule:admin_api", "role:admin")}
+
+
+def test_authorize_without_init_refuses():
+    with pytest.raises(RuntimeError):
+        policy.authorize(_project_ctx("admin"), "placement:traits:list", TARGET)
+
+
+def test_policy_file_defaults_to_policy_yaml():
+    conf = _init()
+    assert conf.oslo_policy.policy_file == "policy.yaml"
+    assert conf.oslo_policy.enforce_new_defaults is True
+
+
+def test_unregistered_action_is_an_error():
+    _init()
+    with pytest.raises(oslo_policy.PolicyNotRegistered):
+        policy.authorize(_project_ctx("admin"), "placement:nope", TARGET)
+
+
+def test_admin_allowed_on_every_rule_with_legacy_defaults():
+    _init(new_defaults=False)
+    admin = _project_ctx("admin")
+    assert [r for r in ALL_RULES if not _allowed(admin, r)] == []
+
+
+def test_admin_under_new_defaults_lacks_only_service_and_reader_rules():
+    _init(new_defaults=True)
+    admin = _project_ctx("admin")
+    denied = [r for r in ALL_RULES if not _allowed(admin, r)]
+    assert denied == ["service_api", "project_reader_api", "placement:reshaper:reshape"]
+
+
+@pytest.mark.parametrize("new_defaults", [True, False])
+def test_member_denied_admin_rules_with_exact_message(new_defaults):
+    _init(new_defaults=new_defaults)
+    member = _project_ctx("member", "reader")
+    for action in ["admin_api", *SERVICE_ONLY_RULES, *ADMIN_OR_SERVICE_RULES]:
+        with pytest.raises(exceptions.Forbidden) as exc:
+            policy.authorize(member, action, TARGET)
+        assert exc.value.detail == _msg(action)
+        assert exc.value.status == 403
+
+
+def test_context_can_uses_policy():
+    _init()
+    with pytest.raises(exceptions.Forbidden, match="placement:traits:list"):
+        _project_ctx("member").can("placement:traits:list")
+    _project_ctx("admin").can("placement:traits:list")
+
+
+def test_policy_file_override_opens_rule(tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_text('"placement:resource_providers:list": "@"\n')
+    _init(policy_file=path)
+    member = _project_ctx("member")
+    assert _allowed(member, "placement:resource_providers:list")
+    # Other rules keep their defaults.
+    assert not _allowed(member, "placement:resource_providers:show")
+
+
+def test_policy_file_override_can_close_rule(tmp_path):
+    path = tmp_path / "policy.yaml"
+    path.write_text('"placement:traits:list": "!"\n')
+    _init(policy_file=path)
+    assert not _allowed(_project_ctx("admin"), "placement:traits:list")
+    assert _allowed(_project_ctx("admin"), "placement:traits:show")
+
+
+def test_project_reader_new_defaults():
+    _init(new_defaults=True)
+    reader = _project_ctx("reader", project_id="p1")
+    assert _allowed(reader, "placement:usages", {"project_id": "p1"})
+    with pytest.raises(exceptions.Forbidden) as exc:
+        policy.authorize(reader, "placement:usages", {"project_id": "p2"})
+    assert exc.value.detail == _msg("placement:usages")
+    for action in ["admin_api", *SERVICE_ONLY_RULES, *ADMIN_OR_SERVICE_RULES]:
+        assert not _allowed(reader, action, {"project_id": "p1"}), action
+
+
+@pytest.mark.parametrize("role", ["reader", "admin"])
+def test_system_scope_rejected_on_project_scoped_rules(role):
+    # Every documented placement rule is project-scoped, so a system-scoped
+    # token (even a reader on the reader rule) fails the scope check; the
+    # reference then reports just the action name.
+    _init(new_defaults=True)
+    system = RequestContext(user_id="u1", system_scope="all", roles=[role])
+    for action in ["placement:usages", "admin_api", *ADMIN_OR_SERVICE_RULES]:
+        with pytest.raises(exceptions.Forbidden) as exc:
+            policy.authorize(system, action, {"project_id": "p1"})
+        assert exc.value.detail == action
+
+
+@pytest.mark.parametrize("new_defaults", [True, False])
+def test_project_service_role(new_defaults):
+    _init(new_defaults=new_defaults)
+    service = _project_ctx("service", project_id="service-project")
+    for action in [*SERVICE_ONLY_RULES, *ADMIN_OR_SERVICE_RULES,
+                   "admin_or_project_reader_or_service_api", "placement:usages"]:
+        assert _allowed(service, action), action
+    for action in ["admin_api", "project_reader_api"]:
+        with pytest.raises(exceptions.Forbidden) as exc:
+            policy.authorize(service, action, TARGET)
+        assert exc.value.detail == _msg(action)
+
+
+def test_reset_allows_reinit_with_new_config():
+    _init(new_defaults=False)
+    assert _allowed(_project_ctx("admin"), "placement:reshaper:reshape")
+    policy.reset()
+    _init(new_defaults=True)
+    assert not _allowed(_project_ctx("admin"), "placement:reshaper:reshape")
