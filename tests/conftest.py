@@ -90,6 +90,10 @@ def _empty(conn) -> None:
     for table in reversed(tables.metadata.sorted_tables):
         if table.name == "resource_classes":
             conn.execute(table.delete().where(table.c.id >= 10000))
+        elif table.name == "resource_providers":
+            # MySQL checks the self-references row by row: detach them first
+            conn.execute(table.update().values(parent_provider_id=None, root_provider_id=None))
+            conn.execute(table.delete())
         elif table.name == "traits":
             conn.execute(table.delete().where(table.c.name.like("CUSTOM\\_%", escape="\\")))
         else:

@@ -41,3 +41,11 @@ class NotFound(PlacerError):
 
 class Conflict(PlacerError):
     status = 409
+
+
+class ConcurrentUpdate(Conflict):
+    """A generation compare-and-set lost: someone else changed the row first."""
+
+    def __init__(self, detail: str = "Another thread concurrently updated the data. "
+                                     "Please retry your update"):
+        super().__init__(detail, CONCURRENT_UPDATE)

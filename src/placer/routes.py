@@ -29,7 +29,7 @@ ROUTES = {
         "GET": M("inventories:list_inventories"),
         "POST": M("inventories:create_inventory"),
         "PUT": M("inventories:replace_inventories"),
-        "DELETE": M("inventories:delete_inventories", (1, 5)),
+        "DELETE": M("inventories:delete_inventories"),  # 405 before 1.5, in the handler
     },
     "/resource_providers/{uuid}/inventories/{resource_class}": {
         "GET": M("inventories:show_inventory"),
@@ -47,6 +47,26 @@ ROUTES = {
         "GET": M("traits:list_provider_traits", (1, 6)),
         "PUT": M("traits:set_provider_traits", (1, 6)),
         "DELETE": M("traits:delete_provider_traits", (1, 6)),
+    },
+    "/resource_providers/{uuid}/allocations": {
+        "GET": M("allocations:list_for_provider"),
+    },
+    "/allocations": {
+        "POST": M("allocations:set_many", (1, 13)),
+    },
+    "/allocations/{consumer_uuid}": {
+        "GET": M("allocations:list_for_consumer"),
+        "PUT": M("allocations:set_for_consumer"),
+        "DELETE": M("allocations:delete_for_consumer"),
+    },
+    "/allocation_candidates": {
+        "GET": M("allocation_candidates:list_candidates", (1, 10)),
+    },
+    "/usages": {
+        "GET": M("usages:total_usages", (1, 9)),
+    },
+    "/reshaper": {
+        "POST": M("reshaper:reshape", (1, 30)),
     },
     "/traits": {
         "GET": M("traits:list_traits", (1, 6)),

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
@@ -109,6 +110,24 @@ def _is_deadlock(exc: DBAPIError) -> bool:
     return bool(args) and args[0] in (1213, 1205)  # MySQL deadlock / lock wait timeout
 
 
+def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    """One multi-row INSERT that skips rows whose unique key already exists
+    (committed, or being committed by a concurrent transaction, which it waits
+    for) instead of failing. (Drivers disagree on its rowcount: not returned.)"""
+    if not rows:
+        return
+    backend = conn.dialect.name
+    if backend == "postgresql":
+        stmt = postgresql.insert(table).on_conflict_do_nothing()
+    elif backend == "sqlite":
+        stmt = sqlite.insert(table).on_conflict_do_nothing()
+    elif backend == "mysql":
+        stmt = mysql.insert(table).prefix_with("IGNORE")
+    else:  # pragma: no cover - the three supported backends are above
+        raise NotImplementedError(backend)
+    conn.execute(stmt.values(rows))
+
+
 class Database:
     """The store handed to the HTTP layer: an engine plus transaction helpers."""
 
@@ -145,6 +164,19 @@ class Database:
                     raise
                 LOG.debug("deadlock in %s, retrying", getattr(fn, "__name__", fn))
                 time.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def write_retrying(self, retry_on: type[Exception], tries: int,
+                       fn: Callable[..., T], *args, **kwargs) -> T:
+        """``write``, run again from scratch (up to ``tries`` times in all) when
+        it raises ``retry_on``: a lost compare-and-set, not the client's fault."""
+        for attempt in range(1, max(tries, 1) + 1):
+            try:
+                return self.write(fn, *args, **kwargs)
+            except retry_on:
+                if attempt >= tries:
+                    raise
+                LOG.debug("%s lost a race, retrying", getattr(fn, "__name__", fn))
         raise AssertionError("unreachable")
 
     def dispose(self) -> None:

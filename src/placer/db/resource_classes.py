@@ -55,7 +55,7 @@ def ids_by_name(conn: Connection, names) -> dict[str, int]:
         return {}
     rows = conn.execute(sa.select(resource_classes.c.name, resource_classes.c.id)
                         .where(resource_classes.c.name.in_(names)))
-    return dict(rows.tuples())
+    return {name: id_ for name, id_ in rows}
 
 
 def create(conn: Connection, name: str) -> ResourceClass:

@@ -1,9 +1,67 @@
-"""PLACEHOLDER: being written."""
+"""/resource_providers/{uuid}/aggregates (1.1; generations from 1.19)."""
+
+import uuid as uuidlib
+
+from placer import exceptions
+from placer.db import aggregates as db
+from placer.db import resource_providers as rp_db
+from placer.http import util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.schemas import aggregates as schema
+
+LIST = "placement:resource_providers:aggregates:list"
+UPDATE = "placement:resource_providers:aggregates:update"
+
+FIRST = (1, 1)
+WITH_GENERATION = (1, 19)
 
 
-def list_aggregates(req, resp, **params):
-    raise NotImplementedError
+def _check_version(req) -> None:
+    # The reference negotiates content before the version on this route, so
+    # the routing table may send 1.0 here: a 406/415 has been given already.
+    if not util.want(req, FIRST):
+        raise exceptions.NotFound()
 
 
-def set_aggregates(req, resp, **params):
-    raise NotImplementedError
+def _send(req, resp, uuids: list[str], generation: int) -> None:
+    body: dict = {"aggregates": uuids}
+    if util.want(req, WITH_GENERATION):
+        body["resource_provider_generation"] = generation
+    # associations carry no timestamps the reference trusts: always "now"
+    util.send_json(req, resp, body)
+
+
+def _storable(value: str) -> str:
+    """Aggregate uuids are kept as the client spelled them (as the reference
+    does), except the braced and urn: forms, which do not fit the 36-character
+    column and are stored in canonical form instead."""
+    return value if len(value) <= 36 else str(uuidlib.UUID(value))
+
+
+@returns_json
+def list_aggregates(req, resp, uuid):
+    _check_version(req)
+    req.context.auth.can(LIST)
+    uuids, generation = req.context.db.read(db.provider_aggregates, uuid)
+    _send(req, resp, uuids, generation)
+
+
+@takes_json
+def set_aggregates(req, resp, uuid):
+    _check_version(req)
+    req.context.auth.can(UPDATE)
+    with_generation = util.want(req, WITH_GENERATION)
+    try:
+        data = json_body(req, schema.SET_AGGREGATES_1_19 if with_generation
+                         else schema.SET_AGGREGATES_1_1)
+    except exceptions.BadRequest:
+        # the reference looks the provider up before reading the body
+        req.context.db.read(rp_db.get, uuid)
+        raise
+    if with_generation:
+        wanted, seen = data["aggregates"], int(data["resource_provider_generation"])
+    else:
+        wanted, seen = data, None
+    wanted = list(dict.fromkeys(_storable(u) for u in wanted))
+    generation = req.context.db.write(db.set_aggregates, uuid, wanted, seen)
+    _send(req, resp, wanted, generation)

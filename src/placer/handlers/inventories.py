@@ -1,29 +1,156 @@
-"""PLACEHOLDER: being written."""
+"""/resource_providers/{uuid}/inventories and .../inventories/{resource_class}."""
+
+import jsonschema
+
+from placer import exceptions
+from placer.db import inventories as db
+from placer.db import resource_providers as rp_db
+from placer.http import util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.model.inventory import Inventory, is_finite_ratio
+from placer.schemas import inventories as schema
+
+LIST = "placement:resource_providers:inventories:list"
+CREATE = "placement:resource_providers:inventories:create"
+SHOW = "placement:resource_providers:inventories:show"
+UPDATE = "placement:resource_providers:inventories:update"
+DELETE = "placement:resource_providers:inventories:delete"
 
 
-def list_inventories(req, resp, **params):
-    raise NotImplementedError
+class MethodNotAllowed(exceptions.PlacerError):
+    status = 405
 
 
-def create_inventory(req, resp, **params):
-    raise NotImplementedError
+def _url(req, uuid: str, resource_class: str) -> str:
+    return f"{util.url_prefix(req)}/resource_providers/{uuid}/inventories/{resource_class}"
 
 
-def replace_inventories(req, resp, **params):
-    raise NotImplementedError
+def _reserved_can_be_total(req) -> bool:
+    return util.want(req, (1, 26))
 
 
-def delete_inventories(req, resp, **params):
-    raise NotImplementedError
+def _render_one(inv: Inventory, generation: int) -> dict:
+    body = inv.fields()
+    if generation:  # the reference leaves a zero generation out
+        body["resource_provider_generation"] = generation
+    return body
 
 
-def show_inventory(req, resp, **params):
-    raise NotImplementedError
+def _send_all(req, resp, generation: int, invs: list[Inventory]) -> None:
+    body = {"resource_provider_generation": generation,
+            "inventories": {inv.resource_class: inv.fields() for inv in invs}}
+    stamps = [inv.stamp for inv in invs]
+    # Unsaved or unstamped rows count as "now" (None); no rows: no Last-Modified.
+    util.send_json(req, resp, body,
+                   last_modified=None if None in stamps else util.latest(*stamps))
+    if not invs:
+        resp.delete_header("Last-Modified")
 
 
-def update_inventory(req, resp, **params):
-    raise NotImplementedError
+def _invalid(error) -> exceptions.BadRequest:
+    return exceptions.BadRequest(f"JSON does not validate: {error}")
 
 
-def delete_inventory(req, resp, **params):
-    raise NotImplementedError
+def _check_unmatched(entries: dict) -> None:
+    """Check the PUT-all entries whose keys do not look like class names,
+    which the schema leaves alone (the reference then fails with a 500)."""
+    for key, value in entries.items():
+        if not schema.is_class_name(key):
+            error = jsonschema.exceptions.best_match(schema.RECORD.iter_errors(value))
+            if error is not None:
+                raise _invalid(error)
+
+
+def _check_ratios(invs: list[Inventory]) -> None:
+    """NaN and -Infinity parse and pass the schema, but no capacity can use them."""
+    for inv in invs:
+        if not is_finite_ratio(inv.allocation_ratio):
+            raise _invalid(f"{inv.allocation_ratio} is not a finite number")
+
+
+def _parse(req, uuid: str, read):
+    """``read()`` parses and validates the body. A bad body on an unknown
+    provider is a 404: the reference looks the provider up first."""
+    try:
+        return read()
+    except exceptions.BadRequest:
+        req.context.db.read(rp_db.get, uuid)
+        raise
+
+
+@returns_json
+def list_inventories(req, resp, uuid):
+    req.context.auth.can(LIST)
+    provider, invs = req.context.db.read(db.list_for_provider, uuid)
+    _send_all(req, resp, provider.generation, invs)
+
+
+@takes_json
+def create_inventory(req, resp, uuid):
+    req.context.auth.can(CREATE)
+
+    def read():
+        data = json_body(req, schema.NEW)
+        inv = Inventory.from_body(data["resource_class"], data)
+        _check_ratios([inv])
+        return inv
+
+    inv = _parse(req, uuid, read)
+    generation = req.context.db.write(db.add, uuid, inv, _reserved_can_be_total(req))
+    resp.location = _url(req, uuid, inv.resource_class)
+    util.send_json(req, resp, _render_one(inv, generation), status=201)
+
+
+@returns_json
+def show_inventory(req, resp, uuid, resource_class):
+    req.context.auth.can(SHOW)
+    provider, inv = req.context.db.read(db.get_one, uuid, resource_class)
+    util.send_json(req, resp, _render_one(inv, provider.generation), last_modified=inv.stamp)
+
+
+@takes_json
+def update_inventory(req, resp, uuid, resource_class):
+    req.context.auth.can(UPDATE)
+
+    def read():
+        data = json_body(req, schema.ONE)
+        inv = Inventory.from_body(resource_class, data)
+        _check_ratios([inv])
+        return data["resource_provider_generation"], inv
+
+    seen, inv = _parse(req, uuid, read)
+    generation = req.context.db.write(db.update_one, uuid, seen, inv,
+                                      _reserved_can_be_total(req))
+    util.send_json(req, resp, _render_one(inv, generation))
+
+
+@takes_json
+def replace_inventories(req, resp, uuid):
+    req.context.auth.can(UPDATE)
+
+    def read():
+        data = json_body(req, schema.ALL)
+        _check_unmatched(data["inventories"])
+        invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
+        _check_ratios(invs)
+        return data["resource_provider_generation"], invs
+
+    seen, invs = _parse(req, uuid, read)
+    generation = req.context.db.write(db.replace_all, uuid, seen, invs,
+                                      _reserved_can_be_total(req))
+    _send_all(req, resp, generation, invs)
+
+
+def delete_inventories(req, resp, uuid):
+    # Before 1.5 the reference answers 405 here (not 404): the path exists.
+    if not util.want(req, (1, 5)):
+        raise MethodNotAllowed()
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete_all, uuid)
+    util.no_content(resp)
+
+
+def delete_inventory(req, resp, uuid, resource_class):
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete_one, uuid, resource_class)
+    util.no_content(resp)

@@ -1,21 +1,91 @@
-"""PLACEHOLDER: being written."""
+"""/resource_providers and /resource_providers/{uuid}."""
+
+import uuid as uuidlib
+
+from placer.db import resource_providers as db
+from placer.http import query, util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.schemas import resource_providers as schema
+
+LIST = "placement:resource_providers:list"
+CREATE = "placement:resource_providers:create"
+SHOW = "placement:resource_providers:show"
+UPDATE = "placement:resource_providers:update"
+DELETE = "placement:resource_providers:delete"
+
+# Link relations after 'self', with the microversion adding each.
+_RELS = (("inventories", (1, 0)), ("usages", (1, 0)), ("aggregates", (1, 1)),
+         ("traits", (1, 6)), ("allocations", (1, 11)))
 
 
-def list_providers(req, resp, **params):
-    raise NotImplementedError
+def _url(req, uuid: str) -> str:
+    return f"{util.url_prefix(req)}/resource_providers/{uuid}"
 
 
-def create_provider(req, resp, **params):
-    raise NotImplementedError
+def _render(req, rp: db.Provider) -> dict:
+    url = _url(req, rp.uuid)
+    links = [{"rel": "self", "href": url}]
+    links += [{"rel": rel, "href": f"{url}/{rel}"} for rel, since in _RELS
+              if util.want(req, since)]
+    body = {"uuid": rp.uuid, "name": rp.name, "generation": rp.generation, "links": links}
+    if util.want(req, (1, 14)):
+        body["parent_provider_uuid"] = rp.parent_uuid
+        body["root_provider_uuid"] = rp.root_uuid
+    return body
 
 
-def show_provider(req, resp, **params):
-    raise NotImplementedError
+def _stamp(rp: db.Provider):
+    return rp.updated_at or rp.created_at
 
 
-def delete_provider(req, resp, **params):
-    raise NotImplementedError
+@returns_json
+def list_providers(req, resp):
+    req.context.auth.can(LIST)
+    parsed = schema.parse_list_query(query.pairs(req), req.context.version)
+    filters = db.ProviderFilter(**parsed)
+    providers = req.context.db.read(db.list_filtered, filters)
+    body = {"resource_providers": [_render(req, rp) for rp in providers]}
+    util.send_json(req, resp, body, last_modified=util.latest(*map(_stamp, providers)))
 
 
-def update_provider(req, resp, **params):
-    raise NotImplementedError
+@takes_json
+def create_provider(req, resp):
+    req.context.auth.can(CREATE)
+    data = json_body(req, schema.create_body(req.context.version))
+    # a given uuid is stored in its canonical form (dashed, lower case)
+    uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
+    rp = req.context.db.write(db.create, uuid, data["name"], data.get("parent_provider_uuid"))
+    if not util.want(req, (1, 20)):
+        util.no_content(resp, 201, _url(req, rp.uuid))
+        return
+    resp.location = _url(req, rp.uuid)
+    util.send_json(req, resp, _render(req, rp))  # Last-Modified: now, as the reference
+
+
+@returns_json
+def show_provider(req, resp, uuid):
+    req.context.auth.can(SHOW)
+    rp = req.context.db.read(db.get, uuid)
+    util.send_json(req, resp, _render(req, rp), last_modified=_stamp(rp))
+
+
+@takes_json
+def update_provider(req, resp, uuid):
+    req.context.auth.can(UPDATE)
+    version = req.context.version
+    req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
+    data = json_body(req, schema.update_body(version))
+    parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
+    rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
+                                      util.want(req, (1, 37)))
+    util.send_json(req, resp, _render(req, rp), last_modified=before)
+    if before is None:
+        # The reference reports the updated_at read before saving, and no
+        # Last-Modified at all when there was none.
+        resp.delete_header("Last-Modified")
+
+
+def delete_provider(req, resp, uuid):
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete, uuid)
+    util.no_content(resp)

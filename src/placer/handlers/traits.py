@@ -1,29 +1,141 @@
-"""PLACEHOLDER: being written."""
+"""/traits and /traits/{name} (1.6), and /resource_providers/{uuid}/traits (1.6)."""
+
+import urllib.parse
+
+import jsonschema
+
+from placer import exceptions
+from placer.db import traits as db
+from placer.http import util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.model import names
+from placer.schemas import traits as schema
+
+LIST = "placement:traits:list"
+SHOW = "placement:traits:show"
+UPDATE = "placement:traits:update"
+DELETE = "placement:traits:delete"
+RP_LIST = "placement:resource_providers:traits:list"
+RP_UPDATE = "placement:resource_providers:traits:update"
+RP_DELETE = "placement:resource_providers:traits:delete"
+
+BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
+             'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
+             '"0"-"9" and "_"')
+BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query string parameter in '
+                   'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{}"')
+BAD_ASSOCIATED = 'The query parameter "associated" only accepts "true" or "false"'
 
 
-def list_provider_traits(req, resp, **params):
-    raise NotImplementedError
+def _url(req, name: str) -> str:
+    return f"{util.url_prefix(req)}/traits/{name}"
 
 
-def set_provider_traits(req, resp, **params):
-    raise NotImplementedError
+def _stamp(traits):
+    """Newest change among the traits; None (meaning now) for an empty list or
+    a row without timestamps, as the reference picks."""
+    stamps = [t.updated_at or t.created_at for t in traits]
+    return None if not stamps or None in stamps else max(stamps)
 
 
-def delete_provider_traits(req, resp, **params):
-    raise NotImplementedError
+def _query(req) -> dict[str, str]:
+    """The query as the reference sees it (WebOb's GET as a dict): ``&`` and
+    ``;`` separate pairs, the last value of a repeated key wins, and bytes
+    that are not UTF-8 are a 400."""
+    query: dict[str, str] = {}
+    raw = req.env.get("QUERY_STRING", "").encode("latin-1").replace(b"+", b" ")
+    try:
+        for pair in raw.replace(b";", b"&").split(b"&"):
+            if pair:
+                key, _, value = pair.partition(b"=")
+                key_text = urllib.parse.unquote_to_bytes(key).decode("utf-8")
+                query[key_text] = urllib.parse.unquote_to_bytes(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise exceptions.BadRequest(f"Invalid query string parameters: {exc}") from None
+    return query
 
 
-def list_traits(req, resp, **params):
-    raise NotImplementedError
+def _list_filters(query: dict[str, str]) -> dict:
+    error = jsonschema.exceptions.best_match(schema.LIST_QUERY.iter_errors(query))
+    if error is not None:
+        raise exceptions.BadRequest(f"Invalid query string parameters: {error}")
+    filters: dict = {}
+    if "name" in query:
+        op, colon, value = query["name"].partition(":")
+        if not colon:
+            raise exceptions.BadRequest(BAD_NAME_FILTER.format(query["name"]))
+        # any other operator is ignored, as the reference does
+        if op == "in":
+            filters["name_in"] = value.split(",")
+        elif op == "startswith":
+            filters["prefix"] = value
+    if "associated" in query:
+        associated = query["associated"].lower()
+        if associated not in ("true", "false"):
+            raise exceptions.BadRequest(BAD_ASSOCIATED)
+        filters["associated"] = associated == "true"
+    return filters
 
 
-def show_trait(req, resp, **params):
-    raise NotImplementedError
+@returns_json
+def list_traits(req, resp):
+    req.context.auth.can(LIST)
+    filters = _list_filters(_query(req))
+    traits = req.context.db.read(db.list_traits, **filters)
+    util.send_json(req, resp, {"traits": [t.name for t in traits]},
+                   last_modified=_stamp(traits))
 
 
-def create_trait(req, resp, **params):
-    raise NotImplementedError
+def show_trait(req, resp, name):
+    req.context.auth.can(SHOW)
+    trait = req.context.db.read(db.get, name)
+    util.no_content(resp)
+    util.set_last_modified(req, resp, trait.created_at)
 
 
-def delete_trait(req, resp, **params):
-    raise NotImplementedError
+def create_trait(req, resp, name):
+    req.context.auth.can(UPDATE)
+    if not names.is_valid_custom_trait(name):
+        raise exceptions.BadRequest(BAD_TRAIT)
+    trait, created = req.context.db.write(db.ensure_custom, name)
+    util.no_content(resp, 201 if created else 204, _url(req, name))
+    util.set_last_modified(req, resp, trait.created_at)
+
+
+def delete_trait(req, resp, name):
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete_custom, name)
+    util.no_content(resp)
+
+
+def _send_provider_traits(req, resp, traits, generation: int) -> None:
+    util.send_json(req, resp, {"traits": [t.name for t in traits],
+                               "resource_provider_generation": generation},
+                   last_modified=_stamp(traits))
+
+
+@returns_json
+def list_provider_traits(req, resp, uuid):
+    req.context.auth.can(RP_LIST)
+    try:
+        traits, generation = req.context.db.read(db.provider_traits, uuid)
+    except exceptions.NotFound as exc:
+        # this route alone repeats the cause after the sentence
+        raise exceptions.NotFound(f"{exc.detail}: {exc.detail}") from None
+    _send_provider_traits(req, resp, traits, generation)
+
+
+@takes_json
+def set_provider_traits(req, resp, uuid):
+    req.context.auth.can(RP_UPDATE)
+    data = json_body(req, schema.SET_PROVIDER_TRAITS)
+    # a whole float such as 3.0 is a valid integer to jsonschema
+    seen = int(data["resource_provider_generation"])
+    traits, generation = req.context.db.write(db.set_provider_traits, uuid, data["traits"], seen)
+    _send_provider_traits(req, resp, traits, generation)
+
+
+def delete_provider_traits(req, resp, uuid):
+    req.context.auth.can(RP_DELETE)
+    req.context.db.write(db.delete_provider_traits, uuid)
+    util.no_content(resp)

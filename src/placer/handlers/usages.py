@@ -1,5 +1,30 @@
-"""PLACEHOLDER: being written."""
+"""GET /resource_providers/{uuid}/usages and GET /usages (1.9)."""
+
+from placer.db import usages as db
+from placer.http import query, util
+from placer.http.negotiation import returns_json
+from placer.schemas import usages as schema
+
+PROVIDER_USAGES = "placement:resource_providers:usages"
+TOTAL_USAGES = "placement:usages"
 
 
-def provider_usages(req, resp, **params):
-    raise NotImplementedError
+@returns_json
+def provider_usages(req, resp, uuid):
+    req.context.auth.can(PROVIDER_USAGES)
+    provider, usages = req.context.db.read(db.for_provider, uuid)
+    # From 1.15 Last-Modified is "now": usage is a live sum, not a stored row.
+    util.send_json(req, resp, {"resource_provider_generation": provider.generation,
+                               "usages": usages})
+
+
+@returns_json
+def total_usages(req, resp):
+    params = query.as_dict(req)
+    # The target carries the project so project readers may see their own.
+    req.context.auth.can(TOTAL_USAGES, {"project_id": params.get("project_id")})
+    by_type = util.want(req, (1, 38))
+    query.validate(params, schema.QUERY_1_38 if by_type else schema.QUERY)
+    usages = req.context.db.read(db.for_project, params["project_id"], params.get("user_id"),
+                                 params.get("consumer_type") if by_type else None, by_type)
+    util.send_json(req, resp, {"usages": usages})

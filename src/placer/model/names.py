@@ -19,3 +19,20 @@ def is_custom(name: str) -> bool:
 
 def is_standard_class(name: str) -> bool:
     return name in orc.STANDARDS
+
+
+MAX_NAME_LENGTH = 255
+_name = re.compile(f"{NAME_CHARS}{{1,{MAX_NAME_LENGTH}}}")
+
+
+def is_valid_custom_trait(name: str) -> bool:
+    """What PUT /traits/{name} accepts: CUSTOM_ plus [A-Z0-9_], at most 255 long
+    (a whole-string match: no trailing newline slips through ``$``)."""
+    return could_be_trait(name) and name.startswith(CUSTOM_PREFIX) and name != CUSTOM_PREFIX
+
+
+def could_be_trait(name: str) -> bool:
+    """False for strings no trait row can have (wrong characters, empty, too
+    long): such names are never looked up, which also keeps NUL bytes and
+    case-folding collations out of the comparison."""
+    return bool(_name.fullmatch(name))

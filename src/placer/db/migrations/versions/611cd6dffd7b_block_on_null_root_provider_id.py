@@ -18,6 +18,6 @@ def upgrade():
         sa.select(sa.func.count()).select_from(rps).where(rps.c.root_provider_id.is_(None))
     ).scalar()
     if count:
-        raise Exception("There is at least one resource provider table record which "
-                        "misses its root provider id. Run the 'placement-manage db "
-                        "online_data_migrations' command.")
+        raise Exception("There is at least one resource provider table record which is "
+                        "missing its root provider id. Run the \"placement-manage db "
+                        "online_data_migrations\" command.")

@@ -22,5 +22,5 @@ def upgrade():
     )
     if op.get_bind().execute(missing).scalar():
         raise Exception("There is at least one allocation record which is missing a "
-                        "consumer record. Run the 'placement-manage db "
-                        "online_data_migrations' command.")
+                        "consumer record. Run the \"placement-manage db "
+                        "online_data_migrations\" command.")

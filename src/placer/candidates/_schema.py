@@ -1,0 +1,77 @@
+"""JSON Schemas for the GET /allocation_candidates query string, per microversion.
+
+Clients see the validator's message verbatim (schema and instance included),
+so each schema has exactly the content and key order the reference prints.
+"""
+
+from functools import cache
+
+import jsonschema
+
+from placer import exceptions
+
+INTEGER_SUFFIX = r"[1-9][0-9]*"
+STRING_SUFFIX = r"[a-zA-Z0-9_-]{1,64}"
+GROUP_PREFIXES = ("resources", "required", "member_of", "in_tree")
+
+
+def _limit():
+    return {
+        "type": ["integer", "string"],
+        "pattern": "^[1-9][0-9]*$",
+        "minimum": 1,
+        "minLength": 1,
+    }
+
+
+def _schema(version: tuple[int, int]) -> dict:
+    if version < (1, 25):
+        props: dict = {"resources": {"type": "string"}}
+        if version >= (1, 16):
+            props["limit"] = _limit()
+        if version >= (1, 17):
+            props["required"] = {"type": ["string"]}
+        if version >= (1, 21):
+            props["member_of"] = {"type": ["string"]}
+        return {
+            "type": "object",
+            "properties": props,
+            "required": ["resources"],
+            "additionalProperties": False,
+        }
+    props = {
+        "limit": _limit(),
+        "group_policy": {"type": "string", "enum": ["none", "isolate"]},
+    }
+    if version >= (1, 35):
+        props["root_required"] = {"type": ["string"]}
+    if version >= (1, 36):
+        props["same_subtree"] = {"type": ["string"]}
+    suffix = STRING_SUFFIX if version >= (1, 33) else INTEGER_SUFFIX
+    prefixes = GROUP_PREFIXES if version >= (1, 31) else GROUP_PREFIXES[:3]
+    return {
+        "type": "object",
+        "properties": props,
+        "additionalProperties": False,
+        "patternProperties": {f"^{p}({suffix})?$": {"type": "string"} for p in prefixes},
+    }
+
+
+# The schema only changes at these microversions; cache one validator each.
+_BOUNDARIES = ((1, 36), (1, 35), (1, 33), (1, 31), (1, 25), (1, 21), (1, 17), (1, 16))
+
+
+@cache
+def _validator(boundary: tuple[int, int]):
+    schema = _schema(boundary)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=jsonschema.FormatChecker())
+
+
+def validate(instance: dict[str, str], version: tuple[int, int]) -> None:
+    """Raise BadRequest with the reference's text if ``instance`` is invalid."""
+    boundary = next((b for b in _BOUNDARIES if version >= b), (1, 10))
+    error = jsonschema.exceptions.best_match(_validator(boundary).iter_errors(instance))
+    if error is not None:
+        raise exceptions.BadRequest(f"Invalid query string parameters: {error}")

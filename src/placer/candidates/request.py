@@ -1,0 +1,300 @@
+"""Parse and validate a GET /allocation_candidates query for one microversion.
+
+The order of the checks, and so which error a bad query gets, follows the
+reference: JSON Schema first, then request-wide parameters, then the groups
+in the order their keys first appear, then cross-group rules.
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from placer import exceptions
+from placer.candidates import _schema, _values
+
+Version = tuple[int, int]
+
+
+@dataclass(frozen=True, eq=False)
+class RequestGroup:
+    """One request group: the unsuffixed one ('') or a granular one.
+
+    ``required`` traits must all be present, ``any_of`` sets (``in:``, 1.39)
+    each need one member present, ``forbidden`` traits must be absent.
+    ``member_of`` is a conjunction of any-of aggregate sets; ``forbidden_aggs``
+    must all be avoided. The unsuffixed group is judged on the whole set of
+    providers it uses (see search.py); a suffixed group on its one provider.
+    """
+
+    suffix: str = ""
+    resources: Mapping[str, int] = field(default_factory=dict)
+    required: frozenset[str] = frozenset()
+    forbidden: frozenset[str] = frozenset()
+    any_of: tuple[frozenset[str], ...] = ()
+    member_of: tuple[frozenset[str], ...] = ()
+    forbidden_aggs: frozenset[str] = frozenset()
+    in_tree: str | None = None
+
+    @property
+    def trait_clauses(self) -> tuple[frozenset[str], ...]:
+        """Required traits as clauses, each satisfied by any one of its traits."""
+        return tuple(frozenset([t]) for t in sorted(self.required)) + self.any_of
+
+
+@dataclass(frozen=True, eq=False)
+class CandidateRequest:
+    """A whole query: groups in order of first appearance plus request-wide
+    parameters. ``group_policy`` is the raw first value; only 'isolate' isolates."""
+
+    groups: tuple[RequestGroup, ...]
+    group_policy: str | None = None
+    limit: int | None = None
+    root_required: frozenset[str] = frozenset()
+    root_forbidden: frozenset[str] = frozenset()
+    same_subtree: tuple[tuple[str, ...], ...] = ()
+    version: Version = (1, 39)
+
+    @property
+    def isolate(self) -> bool:
+        return self.group_policy == "isolate"
+
+    @property
+    def nested_aware(self) -> bool:
+        """Before 1.29 a candidate may not use two providers of one tree."""
+        return self.version >= (1, 29)
+
+    def resource_classes(self) -> list[str]:
+        """Every class named, in the order the reference looks them up."""
+        return list(dict.fromkeys(rc for g in self.groups for rc in g.resources))
+
+    def trait_names(self) -> list[str]:
+        """Every trait named (root_required first, then per group), deduplicated."""
+        names = sorted(self.root_required) + sorted(self.root_forbidden)
+        for group in self.groups:
+            names += [t for clause in group.trait_clauses for t in sorted(clause)]
+            names += sorted(group.forbidden)
+        return list(dict.fromkeys(names))
+
+
+@dataclass
+class _Builder:
+    resources: dict[str, int] = field(default_factory=dict)
+    clauses: list[frozenset[str]] = field(default_factory=list)
+    forbidden: set[str] = field(default_factory=set)
+    member_of: list[frozenset[str]] = field(default_factory=list)
+    forbidden_aggs: set[str] = field(default_factory=set)
+    in_tree: str | None = None
+
+    def build(self, suffix: str) -> RequestGroup:
+        return RequestGroup(
+            suffix=suffix,
+            resources=self.resources,
+            required=frozenset(next(iter(c)) for c in self.clauses if len(c) == 1),
+            forbidden=frozenset(self.forbidden),
+            any_of=tuple(dict.fromkeys(c for c in self.clauses if len(c) > 1)),
+            member_of=tuple(self.member_of),
+            forbidden_aggs=frozenset(self.forbidden_aggs),
+            in_tree=self.in_tree,
+        )
+
+
+def parse_query(pairs: Iterable[tuple[str, str]], version: Version) -> CandidateRequest:
+    """Turn decoded query pairs (repeats allowed, blank values kept) into a
+    CandidateRequest, or raise BadRequest exactly where the reference would."""
+    pairs = list(pairs)
+    values: dict[str, list[str]] = {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    # The reference validates a dict view of the query: first position, last value.
+    instance = {key: vals[-1] for key, vals in values.items()}
+    _schema.validate(instance, version)
+
+    limit = _parse_limit(values.get("limit"), instance, version)
+    group_policy = values["group_policy"][0] if "group_policy" in values else None
+    root_required, root_forbidden = _parse_root_required(values.get("root_required", []))
+    same_subtree = _parse_same_subtree(values.get("same_subtree", []))
+    builders = _parse_groups(pairs, values, version)
+
+    if version >= (1, 36):
+        _check_resourceless(builders, same_subtree)
+    else:
+        _check_orphans(builders)
+    if version >= (1, 22):
+        _check_conflicts(builders)
+    if not group_policy and sum(1 for suffix in builders if suffix) > 1:
+        raise exceptions.BadRequest(
+            'The "group_policy" parameter is required when specifying more than one '
+            '"resources{N}" parameter.'
+        )
+    return CandidateRequest(
+        groups=tuple(b.build(suffix) for suffix, b in builders.items()),
+        group_policy=group_policy,
+        limit=limit,
+        root_required=root_required,
+        root_forbidden=root_forbidden,
+        same_subtree=same_subtree,
+        version=version,
+    )
+
+
+def _parse_limit(raw: list[str] | None, instance: dict[str, str], version: Version):
+    if not raw:
+        return None
+    # The schema saw only the last value; the first is the one used. The
+    # reference answers 500 when the first is bad, we answer the schema's 400.
+    if not re.fullmatch(r"[1-9][0-9]*\n?", raw[0]):
+        _schema.validate({**instance, "limit": raw[0]}, version)
+    return int(raw[0])
+
+
+def _parse_root_required(raw: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    if not raw:
+        return frozenset(), frozenset()
+    if len(raw) > 1:
+        raise exceptions.BadRequest(
+            "Query parameter 'root_required' may be specified only once.",
+            code=exceptions.ILLEGAL_DUPLICATE_QUERYPARAM,
+        )
+    # No any-traits here, even at 1.39.
+    clauses, forbidden = _values.parse_traits(raw[0], allow_forbidden=True, allow_any=False)
+    required = {t for clause in clauses for t in clause}
+    conflicts = required & forbidden
+    if conflicts:
+        raise exceptions.BadRequest(
+            "Conflicting required and forbidden traits found in root_required: "
+            + ", ".join(sorted(conflicts)),
+            code=exceptions.QUERYPARAM_BAD_VALUE,
+        )
+    return frozenset(required), frozenset(forbidden)
+
+
+def _parse_same_subtree(raw: list[str]) -> tuple[tuple[str, ...], ...]:
+    result = []
+    for value in raw:
+        suffixes = tuple(dict.fromkeys(part.strip() for part in value.split(",")))
+        if "" in suffixes:
+            raise exceptions.BadRequest(
+                "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
+                code=exceptions.QUERYPARAM_BAD_VALUE,
+            )
+        result.append(suffixes)
+    return tuple(result)
+
+
+def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
+    suffix_pattern = _schema.STRING_SUFFIX if version >= (1, 33) else _schema.INTEGER_SUFFIX
+    key_re = re.compile(rf"^({'|'.join(_schema.GROUP_PREFIXES)})({suffix_pattern})?$")
+    builders: dict[str, _Builder] = {}
+    for key, value in pairs:
+        match = key_re.match(key)
+        if not match:
+            continue
+        prefix, suffix = match.group(1), match.group(2) or ""
+        builder = builders.setdefault(suffix, _Builder())
+        if prefix == "resources":
+            builder.resources = _values.parse_resources(value)
+        elif prefix == "required":
+            builder.clauses, builder.forbidden = _parse_required(values[key], version)
+        elif prefix == "member_of":
+            builder.member_of, builder.forbidden_aggs = _parse_member_of(
+                values[key], suffix, version
+            )
+        else:
+            builder.in_tree = _values.parse_in_tree(value)
+    return builders
+
+
+def _parse_required(raw: list[str], version: Version):
+    if version < (1, 39):
+        raw = raw[-1:]  # repeating was not supported: the last one wins
+    clauses: list[frozenset[str]] = []
+    forbidden: set[str] = set()
+    for value in raw:
+        more, less = _values.parse_traits(
+            value, allow_forbidden=version >= (1, 22), allow_any=version >= (1, 39)
+        )
+        clauses += more
+        forbidden |= less
+    return clauses, forbidden
+
+
+def _parse_member_of(raw: list[str], suffix: str, version: Version):
+    if version < (1, 24) and len(raw) > 1:
+        raise exceptions.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
+    any_of: list[frozenset[str]] = []
+    forbidden: set[str] = set()
+    for value in raw:
+        required, excluded = _values.parse_member_of(value)
+        if required:
+            any_of.append(required)
+        if excluded:
+            if version < (1, 32):
+                raise exceptions.BadRequest(
+                    f"Forbidden member_of{suffix} parameters are not supported in the "
+                    "specified microversion"
+                )
+            forbidden |= excluded
+    return any_of, forbidden
+
+
+def _check_resourceless(builders: dict[str, _Builder], same_subtree) -> None:
+    resourceless = [suffix for suffix, b in builders.items() if not b.resources]
+    if len(resourceless) == len(builders):
+        raise exceptions.BadRequest(
+            "There must be at least one resources or resources[$S] parameter.",
+            code=exceptions.QUERYPARAM_MISSING_VALUE,
+        )
+    in_subtree = {suffix for group in same_subtree for suffix in group}
+    bad = sorted(suffix for suffix in resourceless if suffix not in in_subtree)
+    if bad:
+        raise exceptions.BadRequest(
+            "Resourceless suffixed group request should be specified in `same_subtree` "
+            f"query param: bad group(s) - {bad}.",
+            code=exceptions.QUERYPARAM_BAD_VALUE,
+        )
+    unknown = sorted(suffix for suffix in in_subtree if suffix not in builders)
+    if unknown:
+        raise exceptions.BadRequest(
+            f"Real suffixes should be specified in `same_subtree`: {unknown} not found in "
+            f"{list(builders)}.",
+            code=exceptions.QUERYPARAM_BAD_VALUE,
+        )
+
+
+def _check_orphans(builders: dict[str, _Builder]) -> None:
+    orphans = [f"required{s}" for s, b in builders.items() if b.clauses and not b.resources]
+    if orphans:
+        raise exceptions.BadRequest(
+            "All traits parameters must be associated with resources.  Found the following "
+            "orphaned traits keys: " + ", ".join(orphans)
+        )
+    orphans = [
+        f"member_of{s}"
+        for s, b in builders.items()
+        if not b.resources and (b.member_of or b.forbidden_aggs)
+    ]
+    if orphans:
+        raise exceptions.BadRequest(
+            "All member_of parameters must be associated with resources. Found the "
+            "following orphaned member_of keys: " + ", ".join(orphans)
+        )
+    if not all(b.resources for b in builders.values()):
+        raise exceptions.BadRequest("All request groups must specify resources.")
+    if not builders:
+        raise exceptions.BadRequest(
+            "At least one request group (`resources` or `resources{$S}`) is required."
+        )
+
+
+def _check_conflicts(builders: dict[str, _Builder]) -> None:
+    conflicts = sorted(
+        f"required{suffix}: ({', '.join(sorted(clause))})"
+        for suffix, b in builders.items()
+        for clause in b.clauses
+        if clause <= b.forbidden
+    )
+    if conflicts:
+        raise exceptions.BadRequest(
+            "Conflicting required and forbidden traits found in the following traits "
+            "keys: " + ", ".join(conflicts)
+        )

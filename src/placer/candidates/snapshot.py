@@ -1,0 +1,146 @@
+"""The in-memory picture of providers that the candidate search works on.
+
+The database loader fills these plain objects; the engine never queries
+anything else. What the loader must include, for exact answers:
+
+- every provider with inventory of a requested class, with its whole tree
+  (provider summaries list whole trees, and tree rules need parents);
+- every sharing provider (trait MISC_SHARES_VIA_AGGREGATE) with inventory of
+  a requested class, and every provider sharing an aggregate with one of
+  them, with its root (those roots are the trees it serves);
+- the provider named by each ``in_tree`` (if it exists);
+- for each provider: all its traits, aggregates, inventories and usages.
+
+Extra providers do no harm; they only cost time.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """One inventory record of a provider, as stored."""
+
+    total: int
+    reserved: int = 0
+    min_unit: int = 1
+    max_unit: int = 2147483647
+    step_size: int = 1
+    allocation_ratio: float = 1.0
+
+    @property
+    def capacity(self) -> int:
+        return int((self.total - self.reserved) * self.allocation_ratio)
+
+
+@dataclass(eq=False)
+class Provider:
+    """A resource provider.
+
+    ``id``/``parent_id``/``root_id`` are internal ids (a root has
+    ``parent_id`` None and ``root_id == id``). ``traits`` are names,
+    ``aggregates`` are aggregate uuids, ``inventories`` maps a resource class
+    name to its record and ``usages`` maps a class name to the amount already
+    allocated (sum over all consumers; absent means 0).
+    """
+
+    id: int
+    uuid: str
+    name: str
+    parent_id: int | None
+    root_id: int
+    generation: int = 0
+    traits: frozenset[str] = frozenset()
+    aggregates: frozenset[str] = frozenset()
+    inventories: Mapping[str, Inventory] = field(default_factory=dict)
+    usages: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def is_sharing(self) -> bool:
+        return SHARING_TRAIT in self.traits
+
+    def fits(self, rc: str, amount: int, already: int = 0) -> bool:
+        """Whether ``amount`` more of ``rc`` fits as one request's share.
+
+        ``already`` is what the same candidate takes from this provider and
+        class for other groups: unit rules apply to each group's amount, while
+        capacity and max_unit apply to the candidate's total (as upstream).
+        """
+        inv = self.inventories.get(rc)
+        if inv is None:
+            return False
+        total = already + amount
+        return (
+            inv.min_unit <= amount <= inv.max_unit
+            and amount % inv.step_size == 0
+            and total <= inv.max_unit
+            and self.usages.get(rc, 0) + total <= inv.capacity
+        )
+
+
+class Snapshot:
+    """Providers plus the derived indexes the engine needs (computed once)."""
+
+    def __init__(self, providers: Iterable[Provider]):
+        self.providers: dict[int, Provider] = {p.id: p for p in sorted(providers, key=_by_id)}
+        self.by_uuid: dict[str, Provider] = {p.uuid: p for p in self.providers.values()}
+
+    def __len__(self) -> int:
+        return len(self.providers)
+
+    def get(self, provider_id: int) -> Provider:
+        return self.providers[provider_id]
+
+    @cached_property
+    def sharing(self) -> tuple[Provider, ...]:
+        return tuple(p for p in self.providers.values() if p.is_sharing)
+
+    @cached_property
+    def _roots_by_aggregate(self) -> dict[str, frozenset[int]]:
+        roots: dict[str, set[int]] = {}
+        for p in self.providers.values():
+            for agg in p.aggregates:
+                roots.setdefault(agg, set()).add(p.root_id)
+        return {agg: frozenset(ids) for agg, ids in roots.items()}
+
+    def anchors(self, provider: Provider) -> frozenset[int]:
+        """Roots of the trees a provider serves: its own, plus, for a sharing
+        provider, the root of every provider (at any depth) that shares one
+        of its aggregates."""
+        if not provider.is_sharing:
+            return frozenset([provider.root_id])
+        found = {provider.root_id}
+        for agg in provider.aggregates:
+            found |= self._roots_by_aggregate.get(agg, frozenset())
+        return frozenset(found)
+
+    def lineage(self, provider_id: int) -> list[int]:
+        """The provider and its ancestors, nearest first."""
+        chain = []
+        current: int | None = provider_id
+        while current is not None:
+            chain.append(current)
+            current = self.providers[current].parent_id
+        return chain
+
+    def is_ancestor_or_self(self, upper: int, lower: int) -> bool:
+        return upper in self.lineage(lower)
+
+    @cached_property
+    def _trees(self) -> dict[int, list[Provider]]:
+        trees: dict[int, list[Provider]] = {}
+        for p in self.providers.values():
+            trees.setdefault(p.root_id, []).append(p)
+        return trees
+
+    def tree(self, root_id: int) -> list[Provider]:
+        """All providers whose root is ``root_id``, by id."""
+        return self._trees.get(root_id, [])
+
+
+def _by_id(provider: Provider) -> int:
+    return provider.id

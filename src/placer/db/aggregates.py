@@ -1,0 +1,105 @@
+"""Aggregates: placement_aggregates rows (created on first use, never
+removed, as in the reference) and the provider <-> aggregate associations."""
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placer import exceptions
+from placer.db import resource_providers as rp_db
+from placer.db.engine import insert_ignoring_duplicates
+from placer.db.tables import placement_aggregates as agg_t
+from placer.db.tables import resource_provider_aggregates as rp_agg_t
+from placer.db.tables import resource_providers as rp_t
+
+# The reference's texts for a lost compare-and-set on this route.
+GENERATION_CHANGED = ("Resource provider's generation already changed. Please update "
+                      "the generation and try again.")
+PROVIDER_CHANGED = rp_db.PROVIDER_CHANGED
+
+
+def _ids(conn: Connection, uuids: set[str]) -> dict[str, int]:
+    rows = conn.execute(sa.select(agg_t.c.id, agg_t.c.uuid).where(agg_t.c.uuid.in_(uuids)))
+    exact: dict[str, int] = {}
+    folded: dict[str, int] = {}
+    for agg_id, agg_uuid in rows:
+        exact[agg_uuid] = agg_id
+        folded.setdefault(agg_uuid.lower(), agg_id)
+    # A case-insensitive collation (MySQL) may answer with another spelling
+    # of the same uuid; SQLite and PostgreSQL only return exact matches.
+    found = {}
+    for u in uuids:
+        agg_id = exact.get(u, folded.get(u.lower()))
+        if agg_id is not None:
+            found[u] = agg_id
+    return found
+
+
+def ensure(conn: Connection, uuids) -> dict[str, int]:
+    """Internal ids of the aggregates, creating the missing rows. Two requests
+    creating the same uuid at once both succeed (no unique-key error)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    found = _ids(conn, uuids)
+    missing = sorted(uuids - set(found))  # a stable order keeps concurrent inserts deadlock-free
+    if missing:
+        insert_ignoring_duplicates(conn, agg_t, [{"uuid": u} for u in missing])
+        found = _ids(conn, uuids)
+    return found
+
+
+def uuids_of(conn: Connection, provider_id: int) -> list[str]:
+    """The provider's aggregate uuids, oldest aggregate first."""
+    return list(conn.execute(
+        sa.select(agg_t.c.uuid)
+        .join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
+        .where(rp_agg_t.c.resource_provider_id == provider_id)
+        .order_by(agg_t.c.id)).scalars())
+
+
+def provider_aggregates(conn: Connection, uuid: str) -> tuple[list[str], int]:
+    """GET /resource_providers/{uuid}/aggregates: (uuids, provider generation)."""
+    provider = rp_db.get(conn, uuid)
+    return uuids_of(conn, provider.id), provider.generation
+
+
+def _lock(conn: Connection, provider: rp_db.Provider) -> None:
+    """Serialise writers of one provider's aggregates when no generation is
+    checked (before 1.19): the row lock stands in for the compare-and-set."""
+    locked = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.id == provider.id)
+                          .with_for_update()).first()
+    if locked is None:
+        raise exceptions.NotFound(f"No resource provider with uuid {provider.uuid} found")
+
+
+def set_aggregates(conn: Connection, uuid: str, uuids: list[str],
+                   seen: int | None = None) -> int:
+    """Replace the provider's aggregates; returns its generation afterwards.
+
+    With ``seen`` (1.19+) the generation must match and is always bumped, even
+    when the set is unchanged; without it (1.1-1.18) it is left alone. Either
+    way as the reference does.
+    """
+    provider = rp_db.get(conn, uuid)
+    generation = provider.generation
+    if seen is not None:
+        if seen != provider.generation:
+            raise exceptions.ConcurrentUpdate(GENERATION_CHANGED)
+        try:
+            generation = rp_db.increment_generation(conn, provider, seen)
+        except exceptions.ConcurrentUpdate:
+            raise exceptions.ConcurrentUpdate(f"Update conflict: {PROVIDER_CHANGED}") from None
+    else:
+        _lock(conn, provider)
+    wanted = set(ensure(conn, uuids).values())
+    current = set(conn.execute(sa.select(rp_agg_t.c.aggregate_id)
+                               .where(rp_agg_t.c.resource_provider_id == provider.id)).scalars())
+    if current - wanted:
+        conn.execute(rp_agg_t.delete().where(
+            rp_agg_t.c.resource_provider_id == provider.id,
+            rp_agg_t.c.aggregate_id.in_(current - wanted)))
+    if wanted - current:
+        conn.execute(rp_agg_t.insert(), [
+            {"resource_provider_id": provider.id, "aggregate_id": agg_id}
+            for agg_id in sorted(wanted - current)])
+    return generation

@@ -1,0 +1,98 @@
+"""Consumers and the projects, users and consumer types they belong to."""
+
+import dataclasses
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placer import exceptions
+from placer.db.engine import insert_ignoring_duplicates
+from placer.db.tables import allocations, consumer_types, consumers, projects, users
+
+
+@dataclasses.dataclass
+class Consumer:
+    id: int
+    uuid: str
+    generation: int
+    project_id: int
+    user_id: int
+    consumer_type_id: int | None
+
+
+def _get_or_create(conn: Connection, table, column: str, value: str) -> int:
+    """Id of the row whose ``column`` is ``value``, inserting it if missing.
+
+    A concurrent insert of the same value is skipped, not an error: no
+    savepoint is needed (MySQL drops savepoints when it breaks a deadlock).
+    """
+    col = table.c[column]
+    found = conn.execute(sa.select(table.c.id).where(col == value)).scalar()
+    if found is not None:
+        return found
+    insert_ignoring_duplicates(conn, table, [{column: value}])
+    return conn.execute(sa.select(table.c.id).where(col == value)).scalar_one()
+
+
+def project_id(conn: Connection, external_id: str) -> int:
+    return _get_or_create(conn, projects, "external_id", external_id)
+
+
+def user_id(conn: Connection, external_id: str) -> int:
+    return _get_or_create(conn, users, "external_id", external_id)
+
+
+def consumer_type_id(conn: Connection, name: str) -> int:
+    return _get_or_create(conn, consumer_types, "name", name)
+
+
+def find(conn: Connection, uuid: str) -> Consumer | None:
+    row = conn.execute(sa.select(consumers).where(consumers.c.uuid == uuid)).first()
+    if row is None:
+        return None
+    return Consumer(row.id, row.uuid, row.generation, row.project_id, row.user_id,
+                    row.consumer_type_id)
+
+
+def create(conn: Connection, uuid: str, project: int, user: int,
+           type_id: int | None) -> Consumer:
+    """A new consumer at generation 0. If a concurrent request created it
+    first, theirs is returned; its generation has already moved past 0
+    (creation and the first increment commit together), which callers that
+    expected a new consumer treat as a conflict."""
+    insert_ignoring_duplicates(conn, consumers, [{
+        "uuid": uuid, "project_id": project, "user_id": user, "generation": 0,
+        "consumer_type_id": type_id}])
+    return find(conn, uuid)
+
+
+def update_owner(conn: Connection, consumer: Consumer, project: int, user: int,
+                 type_id: int | None) -> None:
+    """Record the project/user (and type, when given) a write names, as the
+    reference does when they differ from what is stored."""
+    values = {}
+    if (project, user) != (consumer.project_id, consumer.user_id):
+        values.update(project_id=project, user_id=user)
+    if type_id is not None and type_id != consumer.consumer_type_id:
+        values["consumer_type_id"] = type_id
+    if values:
+        conn.execute(consumers.update().where(consumers.c.id == consumer.id).values(values))
+
+
+def increment_generation(conn: Connection, consumer: Consumer) -> None:
+    result = conn.execute(
+        consumers.update()
+        .where(consumers.c.id == consumer.id, consumers.c.generation == consumer.generation)
+        .values(generation=consumer.generation + 1))
+    if result.rowcount != 1:
+        raise exceptions.ConcurrentUpdate()
+
+
+def delete_if_unused(conn: Connection, uuids) -> None:
+    """Consumers without allocations disappear, as in the reference."""
+    uuids = list(uuids)
+    if not uuids:
+        return
+    has_allocs = sa.select(allocations.c.id).where(allocations.c.consumer_id == consumers.c.uuid)
+    conn.execute(consumers.delete().where(consumers.c.uuid.in_(uuids),
+                                          ~sa.exists(has_allocs)))

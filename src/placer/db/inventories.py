@@ -1,0 +1,240 @@
+"""Inventory rows of one provider: read, add, update, replace, delete.
+
+Every change bumps the provider's generation (compare-and-set) in the same
+transaction. The checks run in the order the reference runs them, so that a
+request with several problems reports the same one; the error texts are the
+reference's.
+"""
+
+import logging
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from placer import exceptions
+from placer.db import resource_classes as rc_db
+from placer.db import resource_providers as rp_db
+from placer.db.tables import allocations as alloc_t
+from placer.db.tables import inventories as inv_t
+from placer.db.tables import resource_classes as rc_t
+from placer.model.inventory import FIELDS, Inventory, capacity_problem, over_capacity
+
+LOG = logging.getLogger(__name__)
+
+RACE = rp_db.PROVIDER_CHANGED
+GENERATION_CONFLICT = "resource provider generation conflict"
+
+_SELECT = (
+    sa.select(rc_t.c.name, inv_t.c.total, inv_t.c.reserved,
+              inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size,
+              inv_t.c.allocation_ratio, inv_t.c.created_at, inv_t.c.updated_at)
+    .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id))
+    .order_by(inv_t.c.resource_class_id)
+)
+
+# One statement for all the rows a PUT-all keeps (executemany).
+_UPDATE_MANY = (
+    inv_t.update()
+    .where(inv_t.c.resource_provider_id == sa.bindparam("rp_id"),
+           inv_t.c.resource_class_id == sa.bindparam("rc_id"))
+    .values({name: sa.bindparam(f"new_{name}") for name in FIELDS})
+)
+
+
+def _from_row(r) -> Inventory:
+    return Inventory(r.name, r.total, r.reserved, r.min_unit, r.max_unit, r.step_size,
+                     r.allocation_ratio, r.created_at, r.updated_at)
+
+
+def _class_ids(conn: Connection, provider_id: int) -> set[int]:
+    return set(conn.execute(sa.select(inv_t.c.resource_class_id)
+                            .where(inv_t.c.resource_provider_id == provider_id)).scalars())
+
+
+def _bump(conn: Connection, provider: rp_db.Provider, detail: str) -> int:
+    try:
+        return rp_db.increment_generation(conn, provider)
+    except exceptions.ConcurrentUpdate:
+        raise exceptions.ConcurrentUpdate(detail) from None
+
+
+def _check_generation(provider: rp_db.Provider, seen: int) -> None:
+    if seen != provider.generation:
+        raise exceptions.ConcurrentUpdate(GENERATION_CONFLICT)
+
+
+def _check_capacities(invs: Iterable[Inventory], provider: rp_db.Provider,
+                      reserved_can_be_total: bool, prefix: str) -> None:
+    for inv in invs:
+        problem = capacity_problem(inv, provider.uuid, reserved_can_be_total)
+        if problem:
+            raise exceptions.BadRequest(f"{prefix}: {problem}")
+
+
+def _in_use(conn: Connection, provider: rp_db.Provider, class_ids) -> str | None:
+    """Names (", "-joined, by id) of the given classes the provider has
+    allocations of, or None: such inventory cannot be removed."""
+    rows = conn.execute(
+        sa.select(rc_t.c.name)
+        .where(rc_t.c.id.in_(
+            sa.select(alloc_t.c.resource_class_id)
+            .where(alloc_t.c.resource_provider_id == provider.id,
+                   alloc_t.c.resource_class_id.in_(list(class_ids)))))
+        .order_by(rc_t.c.id)).scalars().all()
+    return ", ".join(rows) or None
+
+
+def _warn_over_capacity(conn: Connection, provider: rp_db.Provider,
+                        invs: dict[int, Inventory]) -> None:
+    """Shrinking inventory below current usage is allowed; say so in the log."""
+    if not invs:
+        return
+    usage = conn.execute(
+        sa.select(alloc_t.c.resource_class_id, sa.func.sum(alloc_t.c.used))
+        .where(alloc_t.c.resource_provider_id == provider.id,
+               alloc_t.c.resource_class_id.in_(list(invs)))
+        .group_by(alloc_t.c.resource_class_id))
+    for rc_id, used in usage:
+        if used is not None and over_capacity(invs[rc_id], int(used)):
+            LOG.warning("Resource provider %s is now over-capacity for %s",
+                        provider.uuid, invs[rc_id].resource_class)
+
+
+# -- reads -----------------------------------------------------------------
+
+
+def list_for_provider(conn: Connection, uuid: str) -> tuple[rp_db.Provider, list[Inventory]]:
+    provider = rp_db.find(conn, uuid)
+    if provider is None:
+        raise exceptions.NotFound(f"No resource provider with uuid {uuid} found : "
+                                  f"No resource provider with uuid {uuid} found")
+    rows = conn.execute(_SELECT.where(inv_t.c.resource_provider_id == provider.id))
+    return provider, [_from_row(r) for r in rows]
+
+
+def get_one(conn: Connection, uuid: str, resource_class: str) -> tuple[rp_db.Provider, Inventory]:
+    provider, invs = list_for_provider(conn, uuid)
+    for inv in invs:
+        if inv.resource_class == resource_class:
+            return provider, inv
+    raise exceptions.NotFound(f"No inventory of class {resource_class} for {uuid}")
+
+
+# -- writes ----------------------------------------------------------------
+
+
+def add(conn: Connection, uuid: str, inv: Inventory, reserved_can_be_total: bool) -> int:
+    """POST: a class the provider has no inventory of yet. The new generation."""
+    provider = rp_db.get(conn, uuid)
+    prefix = f"Unable to create inventory for resource provider {provider.uuid}"
+    _check_capacities([inv], provider, reserved_can_be_total, prefix)
+    rc_id = rc_db.ids_by_name(conn, [inv.resource_class]).get(inv.resource_class)
+    if rc_id is None:
+        raise exceptions.BadRequest(f"{prefix}: No such resource class {inv.resource_class}.")
+    duplicate = exceptions.ConcurrentUpdate(
+        f"Update conflict: Duplicate entry for inventories.resource_provider_id, "
+        f"inventories.resource_class_id: resource provider {provider.uuid} already "
+        f"has inventory of class {inv.resource_class}")
+    exists = conn.execute(sa.select(inv_t.c.id).where(
+        inv_t.c.resource_provider_id == provider.id, inv_t.c.resource_class_id == rc_id)).first()
+    if exists:
+        raise duplicate
+    try:
+        conn.execute(inv_t.insert().values(resource_provider_id=provider.id,
+                                           resource_class_id=rc_id, **inv.row()))
+    except IntegrityError:  # a concurrent POST of the same class won (rolled back)
+        raise duplicate from None
+    return _bump(conn, provider, f"Update conflict: {RACE}")
+
+
+def update_one(conn: Connection, uuid: str, seen: int, inv: Inventory,
+               reserved_can_be_total: bool) -> int:
+    """PUT one: change an existing inventory. The new generation."""
+    provider = rp_db.get(conn, uuid)
+    _check_generation(provider, seen)
+    prefix = f"Unable to update inventory for resource provider {provider.uuid}"
+    _check_capacities([inv], provider, reserved_can_be_total, prefix)
+    rc_id = rc_db.get(conn, inv.resource_class).id  # unknown class: 404
+    result = conn.execute(
+        inv_t.update()
+        .where(inv_t.c.resource_provider_id == provider.id, inv_t.c.resource_class_id == rc_id)
+        .values(**inv.row()))
+    if result.rowcount != 1:
+        raise exceptions.BadRequest(
+            f"No inventory record with resource class for resource provider {provider.uuid}: "
+            f"No inventory of class {inv.resource_class} found.")
+    generation = _bump(conn, provider, f"update conflict: {RACE}")
+    _warn_over_capacity(conn, provider, {rc_id: inv})
+    return generation
+
+
+def replace_all(conn: Connection, uuid: str, seen: int, invs: list[Inventory],
+                reserved_can_be_total: bool) -> int:
+    """PUT all: the provider's inventory becomes exactly ``invs``. The new generation."""
+    provider = rp_db.get(conn, uuid)
+    _check_generation(provider, seen)
+    _check_capacities(invs, provider, reserved_can_be_total,
+                      f"Unable to update inventory for resource provider {provider.uuid}")
+    ids = rc_db.ids_by_name(conn, [inv.resource_class for inv in invs])
+    for inv in invs:
+        if inv.resource_class not in ids:
+            raise exceptions.BadRequest(
+                f"Unknown resource class in inventory for resource provider {provider.uuid}: "
+                f"No such resource class {inv.resource_class}.")
+    wanted = {ids[inv.resource_class]: inv for inv in invs}
+    existing = _class_ids(conn, provider.id)
+    _delete(conn, provider, existing - set(wanted), "update conflict: ",
+            exceptions.INVENTORY_INUSE)
+    added = [rc_id for rc_id in wanted if rc_id not in existing]
+    if added:
+        conn.execute(inv_t.insert(), [
+            {"resource_provider_id": provider.id, "resource_class_id": rc_id,
+             **wanted[rc_id].row()} for rc_id in added])
+    kept = {rc_id: inv for rc_id, inv in wanted.items() if rc_id in existing}
+    if kept:
+        conn.execute(_UPDATE_MANY, [
+            {"rp_id": provider.id, "rc_id": rc_id,
+             **{f"new_{k}": v for k, v in inv.row().items()}} for rc_id, inv in kept.items()])
+    generation = _bump(conn, provider, f"update conflict: {RACE}")
+    _warn_over_capacity(conn, provider, kept)
+    return generation
+
+
+def _delete(conn: Connection, provider: rp_db.Provider, class_ids: set[int], in_use_prefix: str,
+            in_use_code: str) -> int:
+    """Delete the provider's inventory of ``class_ids`` (none may be in use)."""
+    if not class_ids:
+        return 0
+    names = _in_use(conn, provider, class_ids)
+    if names:
+        raise exceptions.Conflict(
+            f"{in_use_prefix}Inventory for '{names}' on resource provider '{provider.uuid}' "
+            "in use.", in_use_code)
+    return conn.execute(inv_t.delete().where(
+        inv_t.c.resource_provider_id == provider.id,
+        inv_t.c.resource_class_id.in_(list(class_ids)))).rowcount
+
+
+def delete_one(conn: Connection, uuid: str, resource_class: str) -> None:
+    provider = rp_db.get(conn, uuid)
+    not_found = f"No inventory of class {resource_class} found for delete"
+    rc = rc_db.find(conn, resource_class)
+    if rc is None:
+        raise exceptions.NotFound(f"{not_found}: No such resource class {resource_class}.")
+    # The reference reports this "in use" conflict with the concurrent-update code.
+    prefix = f"Unable to delete inventory of class {resource_class}"
+    if not _delete(conn, provider, {rc.id}, f"{prefix}: ", exceptions.CONCURRENT_UPDATE):
+        raise exceptions.NotFound(f"{not_found}: {not_found}")
+    _bump(conn, provider, f"{prefix}: {RACE}")
+
+
+def delete_all(conn: Connection, uuid: str) -> None:
+    """DELETE all (1.5): like replacing with nothing; bumps the generation
+    even when there was nothing to delete."""
+    provider = rp_db.get(conn, uuid)
+    _delete(conn, provider, _class_ids(conn, provider.id), "", exceptions.INVENTORY_INUSE)
+    _bump(conn, provider,
+          f"Unable to delete inventory for resource provider {provider.uuid} because the "
+          "inventory was updated by another process. Please retry your request.")

@@ -1,0 +1,121 @@
+"""/allocations/{consumer_uuid}, POST /allocations (1.13) and
+/resource_providers/{uuid}/allocations."""
+
+import uuid as uuidlib
+
+from oslo_utils import uuidutils
+
+from placer import exceptions
+from placer.db import allocations as db
+from placer.db import resource_providers as providers_db
+from placer.http import util
+from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.schemas import allocations as schema
+
+LIST = "placement:allocations:list"
+UPDATE = "placement:allocations:update"
+DELETE = "placement:allocations:delete"
+MANAGE = "placement:allocations:manage"
+PROVIDER_LIST = "placement:resource_providers:allocations:list"
+
+_CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
+
+
+def _version(req) -> tuple[int, int]:
+    v = req.context.version
+    return (v.major, v.minor)
+
+
+@returns_json
+def list_for_consumer(req, resp, consumer_uuid):
+    req.context.auth.can(LIST)
+    found = req.context.db.read(db.for_consumer, consumer_uuid)
+    body = {"allocations": found.by_provider}
+    if found.by_provider and util.want(req, (1, 12)):
+        body["project_id"], body["user_id"] = found.project_id, found.user_id
+        if util.want(req, (1, 28)):
+            body["consumer_generation"] = found.generation
+        if util.want(req, (1, 38)):
+            body["consumer_type"] = found.consumer_type
+    util.send_json(req, resp, body, last_modified=found.last_modified)
+
+
+@returns_json
+def list_for_provider(req, resp, uuid):
+    req.context.auth.can(PROVIDER_LIST)
+
+    def read(conn):
+        provider = providers_db.find(conn, uuid)
+        if provider is None:
+            raise exceptions.NotFound(f"Resource provider '{uuid}' not found: No resource "
+                                      f"provider with uuid {uuid} found")
+        return provider, *db.for_provider(conn, provider.id)
+
+    provider, by_consumer, last = req.context.db.read(read)
+    if not util.want(req, (1, 28)):
+        for entry in by_consumer.values():
+            del entry["consumer_generation"]
+    util.send_json(req, resp, {"allocations": by_consumer,
+                               "resource_provider_generation": provider.generation},
+                   last_modified=last)
+
+
+def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
+    """A ConsumerWrite from one consumer's validated body."""
+    allocs = data["allocations"]
+    if isinstance(allocs, list):  # before 1.12: a list naming each provider
+        allocs = {a["resource_provider"]["uuid"]: {"resources": a["resources"]}
+                  for a in allocs}
+    placement = req.context.conf.placement
+    project = data.get("project_id")
+    user = data.get("user_id")
+    if project is None:  # before 1.8 writes carry no owner
+        project = placement.incomplete_consumer_project_id
+        user = placement.incomplete_consumer_user_id
+    return db.ConsumerWrite(
+        uuid=consumer_uuid,
+        allocations={rp: dict(entry["resources"]) for rp, entry in allocs.items()},
+        project_id=project, user_id=user,
+        generation=data.get("consumer_generation"),
+        consumer_type=data.get("consumer_type"))
+
+
+def _replace(req, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> None:
+    rules = db.WriteRules(check_generation=util.want(req, (1, 28)))
+    tries = req.context.conf.placement.allocation_conflict_retry_count
+    try:
+        req.context.db.write_retrying(db.ProviderGenerationConflict, tries,
+                                      db.replace, writes, rules)
+    except db.UnknownResourceClass as exc:
+        raise exceptions.BadRequest(f"{unknown_class_prefix}{exc.detail}") from None
+    except db.InvalidInventory as exc:
+        raise exceptions.Conflict(f"Unable to allocate inventory: {exc.detail}") from None
+    except exceptions.ConcurrentUpdate as exc:  # a provider or consumer moved meanwhile
+        raise exceptions.ConcurrentUpdate(f"{_CHANGED}{exc.detail}") from None
+
+
+@takes_json
+def set_for_consumer(req, resp, consumer_uuid):
+    req.context.auth.can(UPDATE)
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
+    consumer_uuid = str(uuidlib.UUID(consumer_uuid))
+    data = json_body(req, schema.put_validator(_version(req)))
+    _replace(req, [consumer_write(req, consumer_uuid, data)],
+             f"Unable to allocate inventory for consumer {consumer_uuid}: ")
+    util.no_content(resp)
+
+
+@takes_json
+def set_many(req, resp):
+    req.context.auth.can(MANAGE)
+    data = json_body(req, schema.post_validator(_version(req)))
+    writes = [consumer_write(req, str(uuidlib.UUID(c)), body) for c, body in data.items()]
+    _replace(req, writes, "Unable to allocate inventory ")
+    util.no_content(resp)
+
+
+def delete_for_consumer(req, resp, consumer_uuid):
+    req.context.auth.can(DELETE)
+    req.context.db.write(db.delete_for_consumer, consumer_uuid)
+    util.no_content(resp)

@@ -1,0 +1,41 @@
+"""POST /reshaper (1.30): atomic inventory and allocation moves."""
+
+import uuid as uuidlib
+
+from placer import exceptions
+from placer.db import allocations as allocations_db
+from placer.db import reshaper as db
+from placer.handlers.allocations import consumer_write
+from placer.http import util
+from placer.http.negotiation import json_body, takes_json
+from placer.model.inventory import Inventory
+from placer.schemas import reshaper as schema
+
+RESHAPE = "placement:reshaper:reshape"
+
+
+@takes_json
+def reshape(req, resp):
+    req.context.auth.can(RESHAPE)
+    version = req.context.version
+    data = json_body(req, schema.reshaper_validator((version.major, version.minor)))
+    providers = [
+        db.ProviderInventory(uuid, body["resource_provider_generation"],
+                             [Inventory.from_body(rc, fields)
+                              for rc, fields in body["inventories"].items()])
+        for uuid, body in data["inventories"].items()]
+    writes = [consumer_write(req, str(uuidlib.UUID(c)), body)
+              for c, body in data["allocations"].items()]
+    rules = allocations_db.WriteRules(check_generation=True)
+    tries = req.context.conf.placement.allocation_conflict_retry_count
+    try:
+        req.context.db.write_retrying(allocations_db.ProviderGenerationConflict, tries,
+                                      db.reshape, providers, writes, rules,
+                                      util.want(req, (1, 26)))
+    except allocations_db.UnknownResourceClass as exc:
+        raise exceptions.BadRequest(f"malformed reshaper data: {exc.detail}") from None
+    except allocations_db.InvalidInventory as exc:
+        raise exceptions.Conflict(f"Unable to allocate inventory: {exc.detail}") from None
+    except exceptions.ConcurrentUpdate as exc:
+        raise exceptions.ConcurrentUpdate(f"update conflict: {exc.detail}") from None
+    util.no_content(resp)

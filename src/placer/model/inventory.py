@@ -1,0 +1,100 @@
+"""Inventory records and their pure rules: defaults, capacity, amount limits.
+
+No SQL and no HTTP: the handlers and the allocation checks share these.
+"""
+
+import dataclasses
+import datetime
+import math
+
+# Largest value of the signed 32-bit INTEGER columns: the API's bound for
+# total, reserved, min_unit, max_unit and step_size, and max_unit's default.
+MAX_INT = 2**31 - 1
+# Largest single-precision SQL FLOAT: the API's bound for allocation_ratio.
+MAX_RATIO = 3.40282e38
+
+FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio")
+DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": MAX_INT, "step_size": 1,
+            "allocation_ratio": 1.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class Inventory:
+    """One (provider, class) inventory. Values are kept as the client sent
+    them (``8.0`` stays a float) because write responses echo the request."""
+
+    resource_class: str
+    total: int | float
+    reserved: int | float = 0
+    min_unit: int | float = 1
+    max_unit: int | float = MAX_INT
+    step_size: int | float = 1
+    allocation_ratio: int | float = 1.0
+    created_at: datetime.datetime | None = None
+    updated_at: datetime.datetime | None = None
+
+    @classmethod
+    def from_body(cls, resource_class: str, data: dict) -> "Inventory":
+        """Fields from a validated request body, defaults for the missing ones;
+        other keys (resource_provider_generation) are not inventory fields."""
+        values = {**DEFAULTS, **{k: v for k, v in data.items() if k in FIELDS}}
+        return cls(resource_class, **values)
+
+    @property
+    def capacity(self) -> int:
+        return capacity(self.total, self.reserved, self.allocation_ratio)
+
+    @property
+    def stamp(self) -> datetime.datetime | None:
+        """When the row last changed (None for one not read from the store)."""
+        return self.updated_at or self.created_at
+
+    def fields(self) -> dict:
+        """The six API fields, in the API's order."""
+        return {name: getattr(self, name) for name in FIELDS}
+
+    def row(self) -> dict:
+        """Column values for the store (integral floats become ints)."""
+        values = {name: int(getattr(self, name)) for name in FIELDS[:-1]}
+        values["allocation_ratio"] = float(self.allocation_ratio)
+        return values
+
+
+def capacity(total, reserved, allocation_ratio) -> int:
+    """What can be allocated: ``int((total - reserved) * allocation_ratio)``."""
+    return int((total - reserved) * allocation_ratio)
+
+
+def capacity_problem(inv: Inventory, provider_uuid: str, reserved_can_be_total: bool) -> str | None:
+    """Why the inventory's capacity is unacceptable, or None.
+
+    Before 1.26 the capacity must be positive; from 1.26 it may be zero (so
+    reserved == total is allowed). The allocation ratio takes part, so a
+    ratio of 0 is refused before 1.26 and accepted from it.
+    """
+    cap = inv.capacity
+    if reserved_can_be_total:
+        if cap >= 0:
+            return None
+        rule = "The reserved value is greater than total."
+    else:
+        if cap > 0:
+            return None
+        rule = "The reserved value is greater than or equal to total."
+    return (f"Invalid inventory for '{inv.resource_class}' on resource provider "
+            f"'{provider_uuid}'. {rule}")
+
+
+def is_finite_ratio(value) -> bool:
+    """JSON parsing accepts NaN and -Infinity, which no capacity can use."""
+    return math.isfinite(value)
+
+
+def amount_within_units(inv: Inventory, amount: int) -> bool:
+    """An allocation amount respects min_unit, max_unit and step_size."""
+    return inv.min_unit <= amount <= inv.max_unit and amount % inv.step_size == 0
+
+
+def over_capacity(inv: Inventory, used: int) -> bool:
+    """Usage exceeds what the inventory can now offer (allowed, but noted)."""
+    return used > inv.capacity

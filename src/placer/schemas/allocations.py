@@ -1,0 +1,114 @@
+"""Request bodies for PUT /allocations/{consumer} and POST /allocations, per
+microversion window (list form before 1.12, dict form after; project/user
+from 1.8; consumer_generation 1.28; mappings 1.34; consumer_type 1.38)."""
+
+import functools
+
+from placer.http.negotiation import validator
+from placer.model.names import NAME_PATTERN
+
+UUID_PATTERN = "^[0-9a-fA-F-]{36}$"
+SUFFIX_PATTERN = "[a-zA-Z0-9_-]{1,64}"  # unanchored, as the reference has it
+EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255}
+
+RESOURCES = {
+    "type": "object",
+    "minProperties": 1,
+    "patternProperties": {NAME_PATTERN: {"type": "integer", "minimum": 1}},
+    "additionalProperties": False,
+}
+
+
+def _strict(properties: dict, required: list[str], **extra) -> dict:
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False, **extra}
+
+
+LIST_FORM = _strict({
+    "allocations": {"type": "array", "minItems": 1, "items": _strict({
+        "resource_provider": _strict({"uuid": {"type": "string", "format": "uuid"}},
+                                     ["uuid"]),
+        "resources": RESOURCES,
+    }, ["resource_provider", "resources"])},
+}, ["allocations"])
+
+
+def _consumer(version: tuple[int, int], min_providers: int) -> dict:
+    """One consumer's body in the dict form (1.12+)."""
+    props = {
+        "allocations": {
+            "type": "object",
+            "minProperties": min_providers,
+            "patternProperties": {UUID_PATTERN: _strict(
+                {"generation": {"type": "integer"}, "resources": RESOURCES}, ["resources"])},
+            "additionalProperties": False,
+        },
+        "project_id": EXTERNAL_ID,
+        "user_id": EXTERNAL_ID,
+    }
+    required = ["allocations", "project_id", "user_id"]
+    if version >= (1, 28):
+        props["consumer_generation"] = {"type": ["integer", "null"]}
+        required.append("consumer_generation")
+    if version >= (1, 34):
+        props["mappings"] = {
+            "type": "object",
+            "minProperties": 1,
+            "patternProperties": {SUFFIX_PATTERN: {
+                "type": "array", "minItems": 1,
+                "items": {"type": "string", "format": "uuid"}}},
+        }
+    if version >= (1, 38):
+        props["consumer_type"] = {"type": "string", "pattern": NAME_PATTERN,
+                                  "minLength": 1, "maxLength": 255}
+        required.append("consumer_type")
+    return _strict(props, required)
+
+
+# The windows in which each body shape applies.
+_WINDOWS = [(1, 38), (1, 34), (1, 28), (1, 12), (1, 8), (1, 0)]
+_POST_WINDOWS = [(1, 38), (1, 34), (1, 28), (1, 13)]
+
+
+def _window(version: tuple[int, int], windows) -> tuple[int, int]:
+    return next(w for w in windows if version >= w)
+
+
+@functools.cache
+def _put(window: tuple[int, int]):
+    if window >= (1, 12):
+        # emptying a consumer with {} is allowed once generations exist (1.28)
+        return validator(_consumer(window, 0 if window >= (1, 28) else 1))
+    if window >= (1, 8):
+        schema = dict(LIST_FORM, properties=dict(LIST_FORM["properties"],
+                                                 project_id=EXTERNAL_ID, user_id=EXTERNAL_ID),
+                      required=["allocations", "project_id", "user_id"])
+        return validator(schema)
+    return validator(LIST_FORM)
+
+
+@functools.cache
+def _post(window: tuple[int, int]):
+    return validator({
+        "type": "object",
+        "minProperties": 1,
+        "patternProperties": {UUID_PATTERN: _consumer(window, 0)},
+        "additionalProperties": False,
+    })
+
+
+def put_validator(version: tuple[int, int]):
+    return _put(_window(version, _WINDOWS))
+
+
+def post_validator(version: tuple[int, int]):
+    return _post(_window(version, _POST_WINDOWS))
+
+
+def consumers_schema(version: tuple[int, int]) -> dict:
+    """The POST /allocations shape, reused by the reshaper (which allows {})."""
+    return {
+        "type": "object",
+        "patternProperties": {UUID_PATTERN: _consumer(_window(version, _POST_WINDOWS), 0)},
+        "additionalProperties": False,
+    }

@@ -1,0 +1,219 @@
+"""Request bodies and the GET query string of /resource_providers.
+
+Clients see jsonschema's messages verbatim (schema and instance printed), so
+every schema here has the reference's content and key order. Query values
+that the schema only types as strings (member_of, required, resources) are
+parsed here too, with the reference's texts and in its order of checks.
+"""
+
+import copy
+from functools import cache
+
+import jsonschema
+from oslo_utils import uuidutils
+
+from placer import exceptions
+from placer.http import query
+from placer.http.negotiation import validator
+
+Version = tuple[int, int]
+
+_NAME = {"type": "string", "maxLength": 200}
+_UUID = {"type": "string", "format": "uuid"}
+_PARENT = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
+
+
+def _body(*props: tuple[str, dict]) -> dict:
+    return {
+        "type": "object",
+        "properties": {name: copy.deepcopy(schema) for name, schema in props},
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+
+
+POST = validator(_body(("name", _NAME), ("uuid", _UUID)))
+POST_1_14 = validator(_body(("name", _NAME), ("uuid", _UUID), ("parent_provider_uuid", _PARENT)))
+PUT = validator(_body(("name", _NAME)))
+PUT_1_14 = validator(_body(("name", _NAME), ("parent_provider_uuid", _PARENT)))
+
+
+def create_body(version: Version):
+    return POST_1_14 if version >= (1, 14) else POST
+
+
+def update_body(version: Version):
+    return PUT_1_14 if version >= (1, 14) else PUT
+
+
+# Query parameters as they appeared, with the microversion adding each.
+_QUERY_PARAMS = (
+    ("name", {"type": "string"}, (1, 0)),
+    ("uuid", {"type": "string", "format": "uuid"}, (1, 0)),
+    ("member_of", {"type": "string"}, (1, 3)),
+    ("resources", {"type": "string"}, (1, 4)),
+    ("in_tree", {"type": "string", "format": "uuid"}, (1, 14)),
+    ("required", {"type": "string"}, (1, 18)),
+)
+_QUERY_BOUNDARIES = ((1, 18), (1, 14), (1, 4), (1, 3), (1, 0))
+
+
+@cache
+def _query_validator(boundary: Version):
+    schema = {
+        "type": "object",
+        "properties": {name: dict(s) for name, s, since in _QUERY_PARAMS if boundary >= since},
+        "additionalProperties": False,
+    }
+    # The reference checks the query with jsonschema's own format checker,
+    # whose 'uuid' (unlike the bodies') insists on the dashed form.
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=jsonschema.FormatChecker())
+
+
+def parse_list_query(pairs: list[tuple[str, str]], version: Version) -> dict:
+    """The filters of GET /resource_providers (``pairs`` from
+    placer.http.query.pairs), as keyword arguments for
+    ``placer.db.resource_providers.ProviderFilter``; BadRequest when invalid."""
+    values: dict[str, list[str]] = {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    # The reference validates a dict view of the query: first position, last value.
+    last = {key: vals[-1] for key, vals in values.items()}
+    query.validate(last, _query_validator(next(b for b in _QUERY_BOUNDARIES if version >= b)))
+
+    filters: dict = {}
+    if "member_of" in values:
+        filters["member_of"], filters["forbidden_aggs"] = _member_of(values["member_of"],
+                                                                     version)
+    if "required" in values:
+        filters["required"], filters["forbidden_traits"] = _required(values["required"],
+                                                                     version)
+    for key in ("uuid", "name", "in_tree"):
+        if key in last:
+            filters[key] = last[key]
+    if "resources" in last:
+        filters["resources"] = parse_resources(last["resources"])
+    return filters
+
+
+def _member_of(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
+    if version < (1, 24) and len(raw) > 1:
+        raise exceptions.BadRequest("Multiple member_of parameters are not supported")
+    any_of: list[list[str]] = []
+    forbidden: list[str] = []
+    for value in raw:
+        required, excluded = parse_member_of(value)
+        if required:
+            any_of.append(required)
+        if excluded:
+            if version < (1, 32):
+                raise exceptions.BadRequest(
+                    "Forbidden member_of parameters are not supported in the specified "
+                    "microversion")
+            forbidden += [agg for agg in excluded if agg not in forbidden]
+    return any_of, forbidden
+
+
+def parse_member_of(value: str) -> tuple[list[str], list[str]]:
+    """One member_of value -> (any-of aggregates, forbidden aggregates)."""
+    if "," in value and not value.startswith(("in:", "!in:")):
+        raise exceptions.BadRequest(
+            "Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' "
+            f"keyword using the valid microversion. Got: {value}")
+    required: list[str] = []
+    forbidden: list[str] = []
+    if value.startswith("!in:"):
+        forbidden = value[4:].split(",")
+    elif value.startswith("!"):
+        forbidden = [value[1:]]
+    elif value.startswith("in:"):
+        required = value[3:].split(",")
+    else:
+        required = [value]
+    for agg in required + forbidden:
+        if not uuidutils.is_uuid_like(agg):
+            raise exceptions.BadRequest(
+                "Invalid query string parameters: Expected 'member_of' parameter to "
+                f"contain valid UUID(s). Got: {agg}")
+    return list(dict.fromkeys(required)), list(dict.fromkeys(forbidden))
+
+
+def _required(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
+    if version < (1, 39):
+        raw = raw[-1:]  # before 1.39 a repeated 'required' meant its last value
+    clauses: list[list[str]] = []
+    forbidden: list[str] = []
+    for value in raw:
+        more, less = parse_traits(value, version >= (1, 22), version >= (1, 39))
+        clauses += more
+        forbidden += [t for t in less if t not in forbidden]
+    return clauses, forbidden
+
+
+def parse_traits(value: str, allow_forbidden: bool,
+                 allow_any: bool) -> tuple[list[list[str]], list[str]]:
+    """One 'required' value -> (clauses each needing one of its traits, forbidden).
+
+    ``in:A,B`` is one any-of clause (1.39); ``A,!B`` gives one clause per
+    required trait and forbids B (1.22). Every leading '!' is stripped.
+    """
+    prefix = "Invalid query string parameters: "
+    if value.startswith("in:"):
+        example = "in:HW_CPU_X86_VMX,CUSTOM_MAGIC"
+        if not allow_any:
+            raise exceptions.BadRequest(
+                f"{prefix}The format '{example}' only supported since microversion 1.39. "
+                f"Got: {value}")
+        names = list(dict.fromkeys(part.strip() for part in value[3:].split(",")))
+        if not all(names):
+            raise exceptions.BadRequest(
+                f"{prefix}Expected 'required' parameter value of the form: {example}. "
+                f"Got an empty trait in: {value}")
+        if any(name.startswith("!") for name in names):
+            raise exceptions.BadRequest(
+                f"{prefix}The format '{example}' does not support forbidden traits. "
+                f"Got: {value}")
+        return [names], []
+    names = [part.strip() for part in value.split(",")]
+    forbidden = list(dict.fromkeys(n.lstrip("!") for n in names if n.startswith("!")))
+    if not all(names) or not all(forbidden):
+        form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
+        raise exceptions.BadRequest(
+            f"{prefix}Expected 'required' parameter value of the form: {form}. "
+            f"Got an empty trait in: {value}")
+    if forbidden and not allow_forbidden:
+        raise exceptions.BadRequest(
+            f"{prefix}Expected 'required' parameter value of the form: "
+            f"HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: {value}")
+    required = dict.fromkeys(n for n in names if not n.startswith("!"))
+    return [[name] for name in required], forbidden
+
+
+_RESOURCES_FORM = ("Badly formed resources parameter. Expected resources query string "
+                   "parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {}.")
+
+
+def parse_resources(value: str) -> dict[str, int]:
+    """``VCPU:2,MEMORY_MB:1024`` -> {'VCPU': 2, 'MEMORY_MB': 1024}; a repeated
+    class keeps its first position and its last amount, as in the reference."""
+    if value.strip() == "":
+        raise exceptions.BadRequest(_RESOURCES_FORM.format("empty string"))
+    result: dict[str, int] = {}
+    for item in value.split(","):
+        parts = item.split(":")
+        if len(parts) != 2:
+            raise exceptions.BadRequest(_RESOURCES_FORM.format(item))
+        name, raw = parts
+        try:
+            amount = int(raw)  # int() on purpose: the reference takes ' 1', '+1', '1_0'
+        except ValueError:
+            raise exceptions.BadRequest(
+                f"Requested resource {name} expected positive integer amount. Got: {raw}."
+            ) from None
+        if amount < 1:
+            raise exceptions.BadRequest(
+                f"Requested resource {name} requires amount >= 1. Got: {amount}.")
+        result[name] = amount
+    return result
