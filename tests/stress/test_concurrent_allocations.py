@@ -2,13 +2,15 @@
 
 A real ``placement-api`` (gunicorn, several worker processes) serves a
 throw-away database. Client threads claim, move and release small allocations
-on a few small providers. Each thread owns some consumers, so it knows the last
-acknowledged write of each exactly; all threads also fight over a few shared
-consumers, guarded only by consumer generations (never emptied, so their
-acknowledged writes form one chain of generations). A monitor samples provider
-generations and usage meanwhile. Afterwards the API and the tables must agree
-with every acknowledged write, no provider may be oversubscribed, and no
-response may have been a 5xx.
+on a few small providers (PUT, POST /allocations, DELETE, PUT {}). Each thread
+owns some consumers, so it knows the last acknowledged write of each exactly;
+all threads also write a few shared consumers, guarded only by consumer
+generations (never emptied, so their acknowledged writes must form one chain
+of generations). Every few steps all threads hit one target at once: create the
+same new consumer, overwrite a shared one at the generation all just read, or
+fill one provider. A monitor samples provider generations and usage meanwhile.
+Afterwards the API and the tables must agree with every acknowledged write, no
+provider may be oversubscribed, and no response may have been a 5xx.
 
 Knobs: PLACER_STRESS_STEPS (operations per client), PLACER_STRESS_SEED.
 """
@@ -18,8 +20,8 @@ import http.client
 import json
 import os
 import random
+import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -67,44 +69,48 @@ def capacity(spec: dict) -> float:
 
 # --- the server -------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 class Server:
-    """placement-api in its own process group, on a free loopback port."""
+    """placement-api in its own process group, on a loopback port the OS picks."""
+
+    LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
 
     def __init__(self, url: str, tmp_path):
         conf = tmp_path / "placement.conf"
         conf.write_text("[api]\nauth_strategy = noauth2\n"
                         f"[placement]\nallocation_conflict_retry_count = {RETRIES}\n"
                         f"[placement_database]\nconnection = {url}\n")
-        self.port = free_port()
+        self.port: int | None = None
         self.log_path = tmp_path / "placement-api.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "placer.cli.api", "--config-file", str(conf),
-                 "--bind", f"127.0.0.1:{self.port}", "--workers", str(WORKERS)],
+                 "--bind", "127.0.0.1:0", "--workers", str(WORKERS)],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
+        """Until gunicorn has said which port it got and GET / answers there."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 pytest.fail(f"placement-api exited with {self.proc.returncode}:\n"
                             f"{self.log_excerpt()}")
-            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-            try:
-                conn.request("GET", "/")
-                if conn.getresponse().status == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-            finally:
-                conn.close()
+            if self.port is None:
+                found = self.LISTENING.search(self.log_path.read_text(errors="replace"))
+                self.port = int(found.group(1)) if found else None
+            if self.port is not None and self._answers():
+                return
+            time.sleep(0.1)
         pytest.fail(f"placement-api did not answer GET / in {timeout}s:\n{self.log_excerpt()}")
+
+    def _answers(self) -> bool:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        try:
+            conn.request("GET", "/")
+            return conn.getresponse().status == 200
+        except OSError:
+            return False
+        finally:
+            conn.close()
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -151,9 +157,9 @@ class Stats:
                                           f"  request: {json.dumps(body)}\n"
                                           f"  response: {result.text}")
 
-    def count(self, outcome: str, n: int = 1) -> None:
+    def count(self, outcome: str) -> None:
         with self._lock:
-            self.outcomes[outcome] += n
+            self.outcomes[outcome] += 1
 
     def anomaly(self, message: str) -> None:
         with self._lock:
@@ -310,14 +316,14 @@ class Writer:
                 "consumer_type": self.rng.choice(("INSTANCE", "MIGRATION"))}
 
     def write_own(self) -> None:
+        """Claim or move (PUT), or release (DELETE, or PUT {})."""
         consumer = self.rng.choice(self.owned)
-        wanted = self.allocations()
-        if consumer.allocations and self.rng.random() < 0.5:
-            wanted = {}
-            if self.rng.random() < 0.5:
-                r = self.client.call("DELETE", f"/allocations/{consumer.uuid}")
-                self.settle(r, [(consumer, wanted)], [])
-                return
+        release = bool(consumer.allocations) and self.rng.random() < 0.5
+        if release and self.rng.random() < 0.5:
+            r = self.client.call("DELETE", f"/allocations/{consumer.uuid}")
+            self.settle(r, [(consumer, {})], [])
+            return
+        wanted = {} if release else self.allocations()
         r = self.client.call("PUT", f"/allocations/{consumer.uuid}",
                              self.body(wanted, consumer.generation))
         self.settle(r, [(consumer, wanted)], [])
@@ -347,23 +353,22 @@ class Writer:
         - fill: own consumers onto one provider: it must not end up oversubscribed."""
         kind = ("create", "overwrite", "fill")[n % 3]
         provider = self.providers[n % len(self.providers)]
-        consumer, sent = None, None
-        if kind == "create":
-            consumer = self.ledger.racer(self.step)
-        elif kind == "overwrite":
-            consumer = self.ledger.uuids[n % SHARED]
-            sent = self.client.consumer(consumer)[1]
-        own = self.rng.choice(self.owned)
-        wanted = {provider: {"VCPU": self.rng.randint(1, 3)}}
-        self.together()
         if kind == "fill":
-            r = self.client.call("PUT", f"/allocations/{own.uuid}",
-                                 self.body(wanted, own.generation))
-            self.settle(r, [(own, wanted)], [])
+            own = self.rng.choice(self.owned)
+            target, sent = own.uuid, own.generation
+            wanted = {provider: {"VCPU": self.rng.randint(1, 3)}}
+            booking = ([(own, wanted)], [])
         else:
+            if kind == "create":
+                target, sent = self.ledger.racer(self.step), None
+            else:
+                target = self.ledger.uuids[n % SHARED]
+                sent = self.client.consumer(target)[1]
             wanted = self.allocations(small=True)
-            r = self.client.call("PUT", f"/allocations/{consumer}", self.body(wanted, sent))
-            self.settle(r, [], [(consumer, sent, wanted)])
+            booking = ([], [(target, sent, wanted)])
+        self.together()
+        r = self.client.call("PUT", f"/allocations/{target}", self.body(wanted, sent))
+        self.settle(r, *booking)
         self.together()
         if kind == "fill" and self.index == 0:
             r = self.client.call("GET", f"/resource_providers/{provider}/usages")
@@ -403,8 +408,8 @@ class Writer:
         error = r.error()
         if r.status == 409 and error.get("code") == "placement.concurrent_update":
             self.stats.count("refused_generation")
-            if not shared:  # nobody else writes these consumers
-                self.stats.anomaly(f"generation conflict on own consumers: {r.text}")
+            if not shared:  # nobody else writes these: out of step, or retries exhausted
+                self.stats.anomaly(f"concurrent_update on own consumers only: {r.text}")
             # A refused write changed nothing; re-read generations, as a real client must.
             for consumer, _ in own:
                 self.read_own(consumer)
@@ -541,10 +546,10 @@ def table_problems(engine: sa.Engine, expected: dict, monitor: Monitor) -> list[
 def stack(request, tmp_path):
     """(server, engine, providers): a migrated throw-away database with small
     providers, served by a real placement-api, all torn down afterwards."""
-    throw_away = ThrowAwayDatabase(request.param, tmp_path)
-    engine = db_engine.create_engine(throw_away.url)
-    server = None
+    throw_away = ThrowAwayDatabase(request.param, tmp_path)  # skips if unreachable
+    engine = server = None
     try:
+        engine = db_engine.create_engine(throw_away.url)
         migration.upgrade(engine)
         db = db_engine.Database(engine)
         db.write(sync.sync_standard_names)
@@ -556,7 +561,8 @@ def stack(request, tmp_path):
     finally:
         if server is not None:
             server.stop()
-        engine.dispose()
+        if engine is not None:
+            engine.dispose()
         throw_away.drop()
 
 
@@ -627,7 +633,7 @@ def test_concurrent_allocation_writes(stack, record_property):
     if problems:
         pytest.fail(f"{len(problems)} problem(s) on {backend} (seed {seed}):\n"
                     + "\n".join(problems[:40])
-                    + f"\n--- server log excerpt ---\n{server.log_excerpt()}")
+                    + f"\n--- {server.log_path}, excerpt ---\n{server.log_excerpt()}")
     # The run must have exercised what it claims to.
     assert numbers["claims"] > 0
     assert 0 < numbers["conflict_rate"] < 1

@@ -1,11 +1,8 @@
 """/traits and /traits/{name} (1.6), and /resource_providers/{uuid}/traits (1.6)."""
 
-import urllib.parse
-
-import jsonschema
-
 from placer import exceptions
 from placer.db import traits as db
+from placer.http import query as querystring
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.model import names
@@ -38,27 +35,8 @@ def _stamp(traits):
     return None if not stamps or None in stamps else max(stamps)
 
 
-def _query(req) -> dict[str, str]:
-    """The query as the reference sees it (WebOb's GET as a dict): ``&`` and
-    ``;`` separate pairs, the last value of a repeated key wins, and bytes
-    that are not UTF-8 are a 400."""
-    query: dict[str, str] = {}
-    raw = req.env.get("QUERY_STRING", "").encode("latin-1").replace(b"+", b" ")
-    try:
-        for pair in raw.replace(b";", b"&").split(b"&"):
-            if pair:
-                key, _, value = pair.partition(b"=")
-                key_text = urllib.parse.unquote_to_bytes(key).decode("utf-8")
-                query[key_text] = urllib.parse.unquote_to_bytes(value).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise exceptions.BadRequest(f"Invalid query string parameters: {exc}") from None
-    return query
-
-
 def _list_filters(query: dict[str, str]) -> dict:
-    error = jsonschema.exceptions.best_match(schema.LIST_QUERY.iter_errors(query))
-    if error is not None:
-        raise exceptions.BadRequest(f"Invalid query string parameters: {error}")
+    querystring.validate(query, schema.LIST_QUERY)
     filters: dict = {}
     if "name" in query:
         op, colon, value = query["name"].partition(":")
@@ -80,7 +58,7 @@ def _list_filters(query: dict[str, str]) -> dict:
 @returns_json
 def list_traits(req, resp):
     req.context.auth.can(LIST)
-    filters = _list_filters(_query(req))
+    filters = _list_filters(querystring.as_dict(req))
     traits = req.context.db.read(db.list_traits, **filters)
     util.send_json(req, resp, {"traits": [t.name for t in traits]},
                    last_modified=_stamp(traits))

@@ -3,6 +3,7 @@
 import logging
 
 import falcon
+import sqlalchemy.exc
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
@@ -58,6 +59,11 @@ def _falcon_error(req, resp, ex: falcon.HTTPError, params) -> None:
 def _unexpected(req, resp, ex: Exception, params) -> None:
     if isinstance(ex, falcon.HTTPError):
         return _falcon_error(req, resp, ex, params)
+    if isinstance(ex, sqlalchemy.exc.DataError):
+        # A client value the database cannot store (a NUL byte, an
+        # out-of-range number): the request is at fault, not the server.
+        message = str(ex.orig).splitlines()[0] if ex.orig else str(ex)
+        return _serve(req, resp, 400, f"Invalid input: {message}")
     LOG.exception("unexpected error: %s", ex)
     _serve(req, resp, 500, str(ex))
 

@@ -1,0 +1,97 @@
+"""Timing the queries of a scenario, and reporting the results."""
+
+import json
+import statistics
+import urllib.parse
+from dataclasses import asdict, dataclass
+
+from benchmarks.loader import Client, HTTPError
+from benchmarks.scenarios import Query, Scenario
+from benchmarks.server import Memory
+
+HUGE = 100_000  # unbounded queries expected to return more are skipped
+
+
+@dataclass
+class Result:
+    scenario: str
+    query: str
+    candidates: int | None = None
+    size_kb: float | None = None
+    median_ms: float | None = None
+    p90_ms: float | None = None
+    rss_peak_mb: float | None = None  # worker's peak RSS during this query's runs
+    rss_growth_mb: float | None = None  # that peak minus the RSS just before
+    target_ms: float | None = None
+    note: str = ""
+    path: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.target_ms is None or self.median_ms is None:
+            return "-"
+        return "PASS" if self.median_ms < self.target_ms else "MISS"
+
+
+def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
+              memory: Memory | None, cap: int = -1) -> Result:
+    """One warm-up, then ``repeat`` timed runs of the query. ``cap`` is the
+    server's max_allocation_candidates (-1: none)."""
+    path = "/allocation_candidates?" + urllib.parse.urlencode(query.params)
+    result = Result(scenario.name, query.name, target_ms=query.target_ms, path=path)
+    expected = query.expected
+    if expected is not None and cap >= 0:
+        expected = min(expected, cap)
+    if not query.limited and (expected or 0) > HUGE:
+        result.note = f"skipped: {expected} candidates"
+        return result
+    before = memory.reset() if memory else None
+    times = []
+    for run in range(repeat + 1):
+        status, payload, seconds = client.request("GET", path)
+        if status != 200:
+            raise HTTPError(f"{query.name}: {status} {payload[:500].decode(errors='replace')}")
+        if run:
+            times.append(seconds * 1000)
+    body = json.loads(payload)
+    result.candidates = len(body["allocation_requests"])
+    result.size_kb = len(payload) / 1024
+    result.median_ms = statistics.median(times)
+    result.p90_ms = _p90(times)
+    if memory:
+        result.rss_peak_mb = memory.read()
+        result.rss_growth_mb = max(result.rss_peak_mb - before, 0.0)
+    if expected is not None and result.candidates != expected:
+        result.note = f"expected {expected} candidates"
+    return result
+
+
+def _p90(times: list[float]) -> float:
+    if len(times) < 2:
+        return times[0]
+    return statistics.quantiles(times, n=10, method="inclusive")[-1]
+
+
+COLUMNS = ("scenario", "query", "candidates", "size KiB", "median ms", "p90 ms",
+           "peak RSS MiB", "RSS +MiB", "target ms", "result", "note")
+
+
+def markdown(results: list[Result]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for r in results:
+        cells = (r.scenario, r.query, _fmt(r.candidates), _fmt(r.size_kb),
+                 _fmt(r.median_ms, 1), _fmt(r.p90_ms, 1), _fmt(r.rss_peak_mb),
+                 _fmt(r.rss_growth_mb, 1), _fmt(r.target_ms), r.verdict, r.note)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _fmt(value, digits: int = 0) -> str:
+    if value is None:
+        return ""
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def to_json(results: list[Result], extra: dict) -> str:
+    rows = [{**asdict(r), "result": r.verdict} for r in results]
+    return json.dumps({**extra, "results": rows}, indent=2)

@@ -1,0 +1,134 @@
+"""Starting a throw-away Placer server, and reading server memory from /proc.
+
+The server gets a temporary directory holding its configuration (SQLite file
+database, noauth2, schema created at start-up) and its log.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+CONF = """\
+[api]
+auth_strategy = noauth2
+
+[placement_database]
+connection = sqlite:///{db}
+sync_on_startup = True
+
+[placement]
+max_allocation_candidates = {max_candidates}
+"""
+
+
+class Server:
+    """``with Server() as s:`` serves on ``s.url`` until the block ends."""
+
+    def __init__(self, workers: int = 1, max_candidates: int = -1):
+        self.workers, self.max_candidates = workers, max_candidates
+        self.proc: subprocess.Popen | None = None
+        self.url = ""
+
+    def __enter__(self) -> "Server":
+        self._tmp = tempfile.TemporaryDirectory(prefix="placer-bench-")
+        tmp = Path(self._tmp.name)
+        conf = tmp / "placement.conf"
+        conf.write_text(CONF.format(db=tmp / "placement.sqlite",
+                                    max_candidates=self.max_candidates))
+        port = _free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self._log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed in __exit__
+        self.proc = subprocess.Popen(
+            [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
+             "--workers", str(self.workers)],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_ready(tmp / "server.log")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _wait_ready(self, log: Path, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"placement-api exited:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"placement-api not ready after {timeout}s")
+
+    def __exit__(self, *exc) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        self._tmp.cleanup()
+
+
+class Memory:
+    """Peak RSS (VmHWM) of a server's worker processes, resettable per query.
+
+    Workers are the children of ``pid`` (gunicorn's master); a server without
+    children is measured itself. Resetting needs write access to
+    /proc/<pid>/clear_refs (our own processes).
+    """
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    def pids(self) -> list[int]:
+        children = []
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            children += [int(c) for c in (task / "children").read_text().split()]
+        return children or [self.pid]
+
+    def reset(self) -> float:
+        """Start a new peak; returns the current RSS in MiB."""
+        for pid in self.pids():
+            with open(f"/proc/{pid}/clear_refs", "w") as f:
+                f.write("5")
+        return self.read("VmRSS")
+
+    def read(self, field: str = "VmHWM") -> float:
+        """Largest value of ``field`` over the workers, in MiB."""
+        return max(_status(pid, field) for pid in self.pids()) / 1024
+
+
+def _status(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])  # kB
+    raise KeyError(field)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _executable() -> str:
+    beside = Path(sys.executable).parent / "placement-api"
+    found = str(beside) if beside.exists() else shutil.which("placement-api")
+    if not found:
+        raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
+    return found
+
+
+def proc_available() -> bool:
+    return os.path.exists("/proc/self/status")
