@@ -55,7 +55,7 @@ WORKERS = 3
 CLIENTS = 16
 OWNED = 3  # consumers each client alone writes
 SHARED = 4  # consumers every client writes
-BURST_EVERY = 3  # every so many steps, all clients write the same target at once
+BURST_EVERY = 2  # every so many steps, all clients write the same target at once
 STEPS = int(os.environ.get("PLACER_STRESS_STEPS", "30"))  # operations per client
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
 RETRIES = 50  # [placement] allocation_conflict_retry_count
@@ -351,8 +351,8 @@ class Writer:
         - create: PUT the same new consumer with generation null: one may win;
         - overwrite: PUT a shared consumer with the generation all just read: one may win;
         - fill: own consumers onto one provider: it must not end up oversubscribed."""
-        kind = ("create", "overwrite", "fill")[n % 3]
-        provider = self.providers[n % len(self.providers)]
+        kind = ("fill", "create", "fill", "overwrite")[n % 4]
+        provider = self.providers[n // 2 % len(self.providers)]
         if kind == "fill":
             own = self.rng.choice(self.owned)
             target, sent = own.uuid, own.generation
@@ -362,7 +362,7 @@ class Writer:
             if kind == "create":
                 target, sent = self.ledger.racer(self.step), None
             else:
-                target = self.ledger.uuids[n % SHARED]
+                target = self.ledger.uuids[n // 4 % SHARED]
                 sent = self.client.consumer(target)[1]
             wanted = self.allocations(small=True)
             booking = ([], [(target, sent, wanted)])

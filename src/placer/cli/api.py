@@ -58,8 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                                    conf.placement_database)
         migration.upgrade(eng)
         eng.dispose()
-    _Server(factory, {"bind": args.bind, "workers": args.workers,
-                      "accesslog": None, "preload_app": False}).run()
+    # gunicorn's control socket is one per user by default: servers would share it
+    _Server(factory, {"bind": args.bind, "workers": args.workers, "accesslog": None,
+                      "preload_app": False, "control_socket_disable": True}).run()
     return 0
 
 

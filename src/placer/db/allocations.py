@@ -191,7 +191,10 @@ def _ensure_consumer(conn: Connection, write: ConsumerWrite,
                 exceptions.CONCURRENT_UPDATE)
         consumer = consumers_db.create(conn, write.uuid, project, user, type_id)
         if rules.check_generation and consumer.generation != 0:
-            raise exceptions.ConcurrentUpdate()  # a concurrent write created it first
+            # a concurrent write created it first: the client's null is stale
+            raise exceptions.Conflict(
+                f"consumer generation conflict - expected {consumer.generation} but got None",
+                exceptions.CONCURRENT_UPDATE)
         return consumer
     if rules.check_generation and consumer.generation != write.generation:
         got = "None" if write.generation is None else write.generation

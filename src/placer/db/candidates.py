@@ -14,7 +14,6 @@ import collections
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placer import exceptions
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 from placer.db import tables as t
@@ -23,31 +22,24 @@ rp_t = t.resource_providers
 inv_t = t.inventories
 
 
-def check_names(conn: Connection, request: CandidateRequest) -> dict[str, int]:
-    """Class ids of the request; 400 for an unknown class or trait."""
+def load(conn: Connection, request: CandidateRequest):
+    """(snapshot, known class names, known trait names) for ``request``.
+
+    Unknown names are not errors here: the handler reports them in the
+    order the reference meets them (candidates.precheck)."""
     classes = request.resource_classes()
-    ids = {name: id_ for name, id_ in conn.execute(
+    class_ids = {name: id_ for name, id_ in conn.execute(
         sa.select(t.resource_classes.c.name, t.resource_classes.c.id)
         .where(t.resource_classes.c.name.in_(classes)))} if classes else {}
-    for name in classes:
-        if name not in ids:
-            raise exceptions.BadRequest(
-                f"Invalid resource class in resources parameter: No such resource class {name}.")
     traits = request.trait_names()
-    if traits:
-        known = set(conn.execute(sa.select(t.traits.c.name)
-                                 .where(t.traits.c.name.in_(traits))).scalars())
-        for name in traits:
-            if name not in known:
-                raise exceptions.BadRequest(f"No such trait(s): {name}.")
-    return ids
+    known_traits = set(conn.execute(sa.select(t.traits.c.name).where(
+        t.traits.c.name.in_(traits))).scalars()) if traits else set()
+    return _snapshot(conn, request, list(class_ids.values())), set(class_ids), known_traits
 
 
-def load(conn: Connection, request: CandidateRequest) -> Snapshot:
-    class_ids = check_names(conn, request)
-    if not class_ids:
+def _snapshot(conn: Connection, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
+    if not rc_ids:
         return Snapshot([])
-    rc_ids = list(class_ids.values())
     with_inventory = sa.select(inv_t.c.resource_provider_id).where(
         inv_t.c.resource_class_id.in_(rc_ids))
     sharing = (
@@ -58,16 +50,15 @@ def load(conn: Connection, request: CandidateRequest) -> Snapshot:
     rpa = t.resource_provider_aggregates
     shared_aggs = sa.select(rpa.c.aggregate_id).where(rpa.c.resource_provider_id.in_(sharing))
     served = sa.select(rpa.c.resource_provider_id).where(rpa.c.aggregate_id.in_(shared_aggs))
+    in_trees = [g.in_tree for g in request.groups if g.in_tree]
     roots = sa.select(rp_t.c.root_provider_id).where(
-        sa.or_(rp_t.c.id.in_(with_inventory), rp_t.c.id.in_(served)))
+        sa.or_(rp_t.c.id.in_(with_inventory), rp_t.c.id.in_(served),
+               rp_t.c.uuid.in_(in_trees)))
     rows = conn.execute(
         sa.select(rp_t.c.id, rp_t.c.uuid, rp_t.c.name, rp_t.c.generation,
                   rp_t.c.parent_provider_id, rp_t.c.root_provider_id)
         .where(rp_t.c.root_provider_id.in_(roots))).all()
-    if not rows:
-        return Snapshot([])
-    ids = [r.id for r in rows]
-    return Snapshot(_assemble(conn, rows, ids))
+    return Snapshot(_assemble(conn, rows, [r.id for r in rows]) if rows else [])
 
 
 def _assemble(conn: Connection, rows, ids: list[int]) -> list[Provider]:

@@ -101,7 +101,18 @@ def _set_mysql_mode(engine: Engine, sql_mode: str | None) -> None:
             cur.close()
 
 
-def _is_deadlock(exc: DBAPIError) -> bool:
+def _is_deadlock(exc: BaseException | None) -> bool:
+    """A deadlock or serialization failure, possibly hidden behind a later
+    error (MySQL drops savepoints when it breaks a deadlock, and the failed
+    ROLLBACK TO SAVEPOINT is what surfaces)."""
+    while exc is not None:
+        if isinstance(exc, DBAPIError) and _is_deadlock_error(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _is_deadlock_error(exc: DBAPIError) -> bool:
     orig = exc.orig
     code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
     if code in ("40001", "40P01"):  # PostgreSQL serialization failure / deadlock
@@ -110,12 +121,12 @@ def _is_deadlock(exc: DBAPIError) -> bool:
     return bool(args) and args[0] in (1213, 1205)  # MySQL deadlock / lock wait timeout
 
 
-def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dict]) -> int:
     """One multi-row INSERT that skips rows whose unique key already exists
     (committed, or being committed by a concurrent transaction, which it waits
-    for) instead of failing. (Drivers disagree on its rowcount: not returned.)"""
+    for) instead of failing. Returns how many rows it inserted."""
     if not rows:
-        return
+        return 0
     backend = conn.dialect.name
     if backend == "postgresql":
         stmt = postgresql.insert(table).on_conflict_do_nothing()
@@ -125,7 +136,8 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dic
         stmt = mysql.insert(table).prefix_with("IGNORE")
     else:  # pragma: no cover - the three supported backends are above
         raise NotImplementedError(backend)
-    conn.execute(stmt.values(rows))
+    result = conn.execute(stmt.values(rows).execution_options(preserve_rowcount=True))
+    return result.rowcount
 
 
 class Database:

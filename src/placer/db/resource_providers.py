@@ -283,8 +283,8 @@ def _move_subtree(conn: Connection, me: Provider, new_root_id: int) -> None:
 def delete(conn: Connection, uuid: str) -> None:
     """Remove a provider with no children and no allocations, with its
     inventories and its trait and aggregate associations."""
-    row = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid)
-                       .with_for_update()).first()
+    row = None if "\x00" in uuid else conn.execute(
+        sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid).with_for_update()).first()
     if row is None:
         raise exceptions.NotFound(f"No resource provider with uuid {uuid} found for delete")
     rp_id = row.id

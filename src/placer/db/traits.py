@@ -7,11 +7,11 @@ import re
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
 from placer.db import resource_providers as rp_db
 from placer.db.aggregates import GENERATION_CHANGED, PROVIDER_CHANGED
+from placer.db.engine import insert_ignoring_duplicates
 from placer.db.tables import resource_provider_traits as rp_trait_t
 from placer.db.tables import traits as trait_t
 from placer.model import names
@@ -98,13 +98,9 @@ def ensure_custom(conn: Connection, name: str) -> tuple[Trait, bool]:
     existing = find(conn, name)
     if existing is not None:
         return existing, False
-    try:
-        # a savepoint, so that losing the race leaves the transaction usable
-        with conn.begin_nested():
-            conn.execute(trait_t.insert().values(name=name))
-        created = True
-    except IntegrityError:
-        created = False
+    # Losing a creation race is no error, and needs no savepoint (which
+    # MySQL would drop when breaking a deadlock): the insert just skips.
+    created = insert_ignoring_duplicates(conn, trait_t, [{"name": name}]) == 1
     return get(conn, name), created
 
 

@@ -2,8 +2,9 @@
 
 import random
 
-from placer.candidates import render, search
+from placer.candidates import precheck, render, search
 from placer.candidates.request import parse_query
+from placer.candidates.snapshot import Snapshot
 from placer.db import candidates as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
@@ -16,7 +17,9 @@ def list_candidates(req, resp):
     req.context.auth.can(LIST)
     version = (req.context.version.major, req.context.version.minor)
     request = parse_query(query.pairs(req), version)
-    snapshot = req.context.db.read(db.load, request)
+    snapshot, classes, traits = req.context.db.read(db.load, request)
+    if not precheck.check_names(request, snapshot, classes, traits):
+        snapshot = Snapshot([])  # the reference stops here with no candidates
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
     candidates = list(search.find_candidates(

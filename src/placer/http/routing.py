@@ -50,8 +50,6 @@ class Resource:
                 raise exceptions.NotFound()
             if not version.matches(method.since):
                 raise exceptions.NotFound()
-            if any("\x00" in value for value in params.values()):
-                raise exceptions.NotFound()  # nothing stored can be named so
             negotiation.check(req, handler)
             handler(req, resp, **params)
 
