@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from placer import exceptions
-from placer.candidates import _schema, _values
+from placer.candidates import _schema
+from placer.model import query_values
 
 Version = tuple[int, int]
 
@@ -156,8 +157,10 @@ def _parse_root_required(raw: list[str]) -> tuple[frozenset[str], frozenset[str]
             code=exceptions.ILLEGAL_DUPLICATE_QUERYPARAM,
         )
     # No any-traits here, even at 1.39.
-    clauses, forbidden = _values.parse_traits(raw[0], allow_forbidden=True, allow_any=False)
+    clauses, forbidden = query_values.parse_traits(raw[0], allow_forbidden=True,
+                                                   allow_any=False)
     required = {t for clause in clauses for t in clause}
+    forbidden = set(forbidden)
     conflicts = required & forbidden
     if conflicts:
         raise exceptions.BadRequest(
@@ -192,7 +195,7 @@ def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
         prefix, suffix = match.group(1), match.group(2) or ""
         builder = builders.setdefault(suffix, _Builder())
         if prefix == "resources":
-            builder.resources = _values.parse_resources(value)
+            builder.resources = query_values.parse_resources(value)
         elif prefix == "required":
             builder.clauses, builder.forbidden = _parse_required(values[key], version)
         elif prefix == "member_of":
@@ -200,7 +203,7 @@ def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
                 values[key], suffix, version
             )
         else:
-            builder.in_tree = _values.parse_in_tree(value)
+            builder.in_tree = query_values.parse_in_tree(value)
     return builders
 
 
@@ -210,11 +213,11 @@ def _parse_required(raw: list[str], version: Version):
     clauses: list[frozenset[str]] = []
     forbidden: set[str] = set()
     for value in raw:
-        more, less = _values.parse_traits(
+        more, less = query_values.parse_traits(
             value, allow_forbidden=version >= (1, 22), allow_any=version >= (1, 39)
         )
-        clauses += more
-        forbidden |= less
+        clauses += [frozenset(clause) for clause in more]
+        forbidden |= set(less)
     return clauses, forbidden
 
 
@@ -224,7 +227,7 @@ def _parse_member_of(raw: list[str], suffix: str, version: Version):
     any_of: list[frozenset[str]] = []
     forbidden: set[str] = set()
     for value in raw:
-        required, excluded = _values.parse_member_of(value)
+        required, excluded = map(frozenset, query_values.parse_member_of(value))
         if required:
             any_of.append(required)
         if excluded:
