@@ -5,6 +5,7 @@ would read: ``OS_PLACEMENT_CONFIG_DIR``/placement.conf, else oslo.config's
 default locations (/etc/placement/placement.conf ...).
 """
 
+import gc
 import logging
 import threading
 
@@ -38,10 +39,23 @@ def create_app(conf, db: db_engine.Database | None = None):
     return http_app.wrap(http_app.create_app(db, conf, ROUTES), conf)
 
 
+def tune_gc() -> None:
+    """For a serving process, once the app is built: move everything imported
+    so far out of the collector's sight and collect young objects less often.
+    A candidates request makes tens of thousands of short-lived objects, and
+    with the defaults repeated full collections cost more than the request's
+    own work (measured: benchmarks/ README figures)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
+
 def init_application(args: list[str] | None = None):
     conf = placer_conf.new_config(args, placer_conf.default_config_files())
     oslo_log.setup(conf, "placement")
-    return create_app(conf)
+    app = create_app(conf)
+    tune_gc()
+    return app
 
 
 _lock = threading.Lock()

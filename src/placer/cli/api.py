@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         from placer import wsgi
 
         oslo_log.setup(conf, "placement")
-        return wsgi.create_app(conf)
+        app = wsgi.create_app(conf)
+        wsgi.tune_gc()  # in the worker: preload_app is off
+        return app
 
     if conf.placement_database.sync_on_startup:
         # Migrate once in the master, not racing in every worker.

@@ -58,47 +58,49 @@ def _snapshot(conn: Connection, request: CandidateRequest, rc_ids: list[int]) ->
         sa.select(rp_t.c.id, rp_t.c.uuid, rp_t.c.name, rp_t.c.generation,
                   rp_t.c.parent_provider_id, rp_t.c.root_provider_id)
         .where(rp_t.c.root_provider_id.in_(roots))).all()
-    return Snapshot(_assemble(conn, rows, [r.id for r in rows]) if rows else [])
+    return Snapshot(_assemble(conn, rows) if rows else [])
 
 
-def _assemble(conn: Connection, rows, ids: list[int]) -> list[Provider]:
-    names = {id_: name for id_, name in conn.execute(
-        sa.select(t.resource_classes.c.id, t.resource_classes.c.name))}
+def _among(column, ids) -> sa.TextClause:
+    """``column IN (ids)`` with the integers inlined: thousands of ids would
+    otherwise cost a bound parameter each, which dominates the load."""
+    return sa.text(f"{column.table.name}.{column.name} IN ({','.join(map(str, map(int, ids)))})")
+
+
+def _assemble(conn: Connection, rows) -> list[Provider]:
+    ids = [r.id for r in rows]
+    names = dict(conn.execute(sa.select(t.resource_classes.c.id, t.resource_classes.c.name)).all())
     inventories = collections.defaultdict(dict)
-    for r in _in_chunks(conn, sa.select(inv_t), inv_t.c.resource_provider_id, ids):
-        inventories[r.resource_provider_id][names[r.resource_class_id]] = Inventory(
-            r.total, r.reserved, r.min_unit, r.max_unit, r.step_size, r.allocation_ratio)
+    for rp, rc, *fields in conn.execute(
+            sa.select(inv_t.c.resource_provider_id, inv_t.c.resource_class_id, inv_t.c.total,
+                      inv_t.c.reserved, inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size,
+                      inv_t.c.allocation_ratio)
+            .where(_among(inv_t.c.resource_provider_id, ids))).all():
+        inventories[rp][names[rc]] = Inventory(*fields)
     a = t.allocations
     usages = collections.defaultdict(dict)
-    usage_query = (sa.select(a.c.resource_provider_id, a.c.resource_class_id,
-                             sa.func.sum(a.c.used).label("used"))
-                   .group_by(a.c.resource_provider_id, a.c.resource_class_id))
-    for r in _in_chunks(conn, usage_query, a.c.resource_provider_id, ids):
-        usages[r.resource_provider_id][names[r.resource_class_id]] = int(r.used)
-    traits = collections.defaultdict(set)
+    for rp, rc, used in conn.execute(
+            sa.select(a.c.resource_provider_id, a.c.resource_class_id, sa.func.sum(a.c.used))
+            .where(_among(a.c.resource_provider_id, ids))
+            .group_by(a.c.resource_provider_id, a.c.resource_class_id)).all():
+        usages[rp][names[rc]] = int(used)
     rpt = t.resource_provider_traits
-    trait_query = sa.select(rpt.c.resource_provider_id, t.traits.c.name).join(
-        t.traits, t.traits.c.id == rpt.c.trait_id)
-    for r in _in_chunks(conn, trait_query, rpt.c.resource_provider_id, ids):
-        traits[r.resource_provider_id].add(r.name)
-    aggregates = collections.defaultdict(set)
+    traits = collections.defaultdict(set)
+    for rp, name in conn.execute(
+            sa.select(rpt.c.resource_provider_id, t.traits.c.name)
+            .join(t.traits, t.traits.c.id == rpt.c.trait_id)
+            .where(_among(rpt.c.resource_provider_id, ids))).all():
+        traits[rp].add(name)
     rpa = t.resource_provider_aggregates
-    agg_query = sa.select(rpa.c.resource_provider_id, t.placement_aggregates.c.uuid).join(
-        t.placement_aggregates, t.placement_aggregates.c.id == rpa.c.aggregate_id)
-    for r in _in_chunks(conn, agg_query, rpa.c.resource_provider_id, ids):
-        aggregates[r.resource_provider_id].add(r.uuid)
+    aggregates = collections.defaultdict(set)
+    for rp, agg in conn.execute(
+            sa.select(rpa.c.resource_provider_id, t.placement_aggregates.c.uuid)
+            .join(t.placement_aggregates, t.placement_aggregates.c.id == rpa.c.aggregate_id)
+            .where(_among(rpa.c.resource_provider_id, ids))).all():
+        aggregates[rp].add(agg)
     return [
-        Provider(id=r.id, uuid=r.uuid, name=r.name, parent_id=r.parent_provider_id,
-                 root_id=r.root_provider_id, generation=r.generation or 0,
-                 traits=frozenset(traits[r.id]), aggregates=frozenset(aggregates[r.id]),
-                 inventories=inventories[r.id], usages=usages[r.id])
-        for r in rows]
-
-
-_CHUNK = 5000  # bound the bind parameters of one IN list (SQLite, drivers)
-
-
-def _in_chunks(conn: Connection, query, column, ids: list[int]):
-    """Rows of ``query`` restricted to ``column IN ids``, in a few statements."""
-    for start in range(0, len(ids), _CHUNK):
-        yield from conn.execute(query.where(column.in_(ids[start:start + _CHUNK])))
+        Provider(id=id_, uuid=uuid, name=name, parent_id=parent, root_id=root,
+                 generation=generation or 0, traits=frozenset(traits[id_]),
+                 aggregates=frozenset(aggregates[id_]), inventories=inventories[id_],
+                 usages=usages[id_])
+        for id_, uuid, name, generation, parent, root in rows]
