@@ -522,3 +522,19 @@ def test_required_and_forbidden_aggregate_together(env):
     assert env.ok(UNSUFFIXED + "&member_of=in:{aggA},{aggB}&member_of=!{aggB}").allocs == {
         candidates("numa1_1", "cn1"), candidates("numa1_2", "cn1")}
     assert env.ok(UNSUFFIXED + "&member_of={aggA}&member_of=!{aggA}").allocs == set()
+
+
+def test_member_of_any_all_and_none(env):
+    # "must be at least one of agg1 or agg2, definitely in agg3 and
+    # definitely not in agg4"
+    for name, aggs in [("H13", ["agg1", "agg3"]), ("H23", ["agg2", "agg3"]),
+                       ("H1", ["agg1"]), ("H3", ["agg3"]), ("H134", ["agg1", "agg3", "agg4"])]:
+        env.rp(name, inv={"VCPU": 4}, aggs=aggs)
+    query = "resources=VCPU:1&member_of=in:{agg1},{agg2}&member_of={agg3}"
+    assert providers(env.ok(query)) == {"H13", "H23", "H134"}
+    assert providers(env.ok(query + "&member_of=!{agg4}")) == {"H13", "H23"}
+    # !in: is the same as one ! per aggregate
+    assert providers(env.ok("resources=VCPU:1&member_of=!in:{agg2},{agg4}")) == {
+        "H13", "H1", "H3"}
+    assert providers(env.ok("resources=VCPU:1&member_of=!{agg2}&member_of=!{agg4}")) == {
+        "H13", "H1", "H3"}

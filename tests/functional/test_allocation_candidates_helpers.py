@@ -162,11 +162,13 @@ class Env:
         """``query``: a string with ``{name}`` placeholders for provider and
         aggregate uuids, or a list of (key, value) pairs (placeholders too)."""
         if isinstance(query, str):
-            pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+            # latin-1 both ways keeps escaped bytes that are not UTF-8 as they are
+            pairs = urllib.parse.parse_qsl(query, keep_blank_values=True, encoding="latin-1")
         else:
             pairs = list(query)
         pairs = [(k, v.format_map(_Lookup(self))) for k, v in pairs]
-        return "/allocation_candidates?" + urllib.parse.urlencode(pairs, safe=":,!")
+        return "/allocation_candidates?" + urllib.parse.urlencode(pairs, safe=":,!",
+                                                                  encoding="latin-1")
 
     def get(self, query, version: str = LATEST):
         return self.api.get(self.path(query), version=version)
