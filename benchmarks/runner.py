@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 from benchmarks.loader import Client, HTTPError
 from benchmarks.scenarios import Query, Scenario
-from benchmarks.server import Memory
+from benchmarks.server import Proc
 
 HUGE = 100_000  # unbounded queries expected to return more are skipped
 
@@ -20,6 +20,7 @@ class Result:
     size_kb: float | None = None
     median_ms: float | None = None
     p90_ms: float | None = None
+    cpu_ms: float | None = None  # server CPU time per run (mean); less noisy than latency
     rss_peak_mb: float | None = None  # worker's peak RSS during this query's runs
     rss_growth_mb: float | None = None  # that peak minus the RSS just before
     target_ms: float | None = None
@@ -34,7 +35,7 @@ class Result:
 
 
 def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
-              memory: Memory | None, cap: int = -1) -> Result:
+              server: Proc | None, cap: int = -1) -> Result:
     """One warm-up, then ``repeat`` timed runs of the query. ``cap`` is the
     server's max_allocation_candidates (-1: none)."""
     path = "/allocation_candidates?" + urllib.parse.urlencode(query.params)
@@ -45,9 +46,11 @@ def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
     if not query.limited and (expected or 0) > HUGE:
         result.note = f"skipped: {expected} candidates"
         return result
-    before = memory.reset() if memory else None
+    before = server.reset() if server else None
     times = []
     for run in range(repeat + 1):
+        if run == 1 and server:
+            cpu = server.cpu_seconds()
         status, payload, seconds = client.request("GET", path)
         if status != 200:
             raise HTTPError(f"{query.name}: {status} {payload[:500].decode(errors='replace')}")
@@ -58,8 +61,9 @@ def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
     result.size_kb = len(payload) / 1024
     result.median_ms = statistics.median(times)
     result.p90_ms = _p90(times)
-    if memory:
-        result.rss_peak_mb = memory.read()
+    if server:
+        result.cpu_ms = (server.cpu_seconds() - cpu) * 1000 / repeat
+        result.rss_peak_mb = server.read()
         result.rss_growth_mb = max(result.rss_peak_mb - before, 0.0)
     if expected is not None and result.candidates != expected:
         result.note = f"expected {expected} candidates"
@@ -73,14 +77,14 @@ def _p90(times: list[float]) -> float:
 
 
 COLUMNS = ("scenario", "query", "candidates", "size KiB", "median ms", "p90 ms",
-           "peak RSS MiB", "RSS +MiB", "target ms", "result", "note")
+           "server CPU ms", "peak RSS MiB", "RSS +MiB", "target ms", "result", "note")
 
 
 def markdown(results: list[Result]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for r in results:
         cells = (r.scenario, r.query, _fmt(r.candidates), _fmt(r.size_kb),
-                 _fmt(r.median_ms, 1), _fmt(r.p90_ms, 1), _fmt(r.rss_peak_mb),
+                 _fmt(r.median_ms, 1), _fmt(r.p90_ms, 1), _fmt(r.cpu_ms, 1), _fmt(r.rss_peak_mb),
                  _fmt(r.rss_growth_mb, 1), _fmt(r.target_ms), r.verdict, r.note)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

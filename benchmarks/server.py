@@ -1,4 +1,4 @@
-"""Starting a throw-away Placer server, and reading server memory from /proc.
+"""Starting a throw-away Placer server, and reading its CPU time and memory from /proc.
 
 The server gets a temporary directory holding its configuration (SQLite file
 database, noauth2, schema created at start-up) and its log.
@@ -43,7 +43,7 @@ class Server:
                                     max_candidates=self.max_candidates))
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
-        self._log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed in __exit__
+        self._log = open(tmp / "server.log", "wb")  # closed in __exit__
         self.proc = subprocess.Popen(
             [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
              "--workers", str(self.workers)],
@@ -80,12 +80,13 @@ class Server:
         self._tmp.cleanup()
 
 
-class Memory:
-    """Peak RSS (VmHWM) of a server's worker processes, resettable per query.
+class Proc:
+    """CPU time and peak RSS (VmHWM, resettable) of a server's workers.
 
     Workers are the children of ``pid`` (gunicorn's master); a server without
-    children is measured itself. Resetting needs write access to
-    /proc/<pid>/clear_refs (our own processes).
+    children is measured itself. Resetting the peak needs write access to
+    /proc/<pid>/clear_refs (our own processes). CPU time is what the workers
+    used, whatever else runs on the machine.
     """
 
     def __init__(self, pid: int):
@@ -107,6 +108,14 @@ class Memory:
     def read(self, field: str = "VmHWM") -> float:
         """Largest value of ``field`` over the workers, in MiB."""
         return max(_status(pid, field) for pid in self.pids()) / 1024
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the workers so far."""
+        ticks = 0
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _status(pid: int, field: str) -> int:

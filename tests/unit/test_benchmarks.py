@@ -78,7 +78,7 @@ class FakeClient:
 def test_run_query_counts_runs_and_candidates():
     s = scenarios.wide(hosts=1)
     client = FakeClient(3)
-    result = runner.run_query(client, s, s.queries[0], repeat=4, memory=None)
+    result = runner.run_query(client, s, s.queries[0], repeat=4, server=None)
     assert client.calls == 5  # one warm-up
     assert result.candidates == 3
     assert result.note == "expected 8 candidates"
@@ -100,4 +100,4 @@ def test_markdown_verdicts():
             runner.Result("wide", "c", median_ms=250.0)]
     table = runner.markdown(rows).splitlines()
     assert len(table) == 5
-    assert [line.split("|")[10].strip() for line in table[2:]] == ["PASS", "MISS", "-"]
+    assert [line.split("|")[11].strip() for line in table[2:]] == ["PASS", "MISS", "-"]
