@@ -10,85 +10,110 @@ in_tree, root_required); the solver handles the rules tying slots together.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider, Snapshot
 
-# (provider id, roots it may be anchored to) for one slot
-Options = list[tuple[int, Iterable[int]]]
+# (provider, roots it may be anchored to) for one slot
+Options = list[tuple[Provider, Iterable[int]]]
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class Slot:
     suffix: str
     demand: dict[str, int]  # empty for a resourceless group
     granular: bool  # part of a suffixed group: one provider, subject to isolate
-    options: list[int] = field(default_factory=list)  # provider ids, in search order
+    group: RequestGroup
 
 
-@dataclass
+class Layout:
+    """The slots of a request, the same for every anchor.
+
+    ``slots`` are in search order: unsuffixed classes first (the solver
+    relies on it for traits and isolate), then suffixed groups. ``groups``
+    gives, in request order, each group's suffix and slot indices; ``giving``
+    the (index, demand items) of the slots giving resources, in that order.
+    """
+
+    def __init__(self, request: CandidateRequest):
+        slots = []
+        for group in request.groups:
+            if group.suffix:
+                slots.append(Slot(group.suffix, dict(group.resources), True, group))
+            else:
+                slots += [Slot("", {rc: n}, False, group) for rc, n in group.resources.items()]
+        self.slots: list[Slot] = sorted(slots, key=lambda s: s.granular)
+        self.clauses = next((g.trait_clauses for g in request.groups if not g.suffix), ())
+        self.groups: tuple[tuple[str, tuple[int, ...]], ...] = tuple(
+            (g.suffix, tuple(i for i, s in enumerate(self.slots) if s.group is g))
+            for g in request.groups
+        )
+        self.giving: tuple[tuple[int, tuple[tuple[str, int], ...]], ...] = tuple(
+            (i, tuple(self.slots[i].demand.items()))
+            for _, indices in self.groups
+            for i in indices
+            if self.slots[i].demand
+        )
+
+
+@dataclass(eq=False)
 class Problem:
     """Everything needed to enumerate the candidates anchored at one root."""
 
     anchor: int
-    slots: list[Slot]
-    clauses: tuple[frozenset[str], ...]  # traits the unsuffixed providers hold together
+    options: list[list[Provider]]  # per slot of the Layout, in search order
 
 
-def build_problems(request: CandidateRequest, snapshot: Snapshot) -> list[Problem]:
+def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot) -> list[Problem]:
     """One Problem per viable anchor, anchors in id order."""
-    slots: list[Slot] = []
     options: list[Options] = []
-    clauses: tuple[frozenset[str], ...] = ()
+    scopes: dict[int, tuple] = {}
     seen: dict[tuple, Options] = {}  # identical groups (eight VGPU:1...) share their options
     for group in request.groups:
-        scope = _group_scope(group, snapshot)
-        if scope is None:
+        scopes[id(group)] = _group_scope(group, snapshot)
+        if scopes[id(group)] is None:
             return []  # upstream gives up on the whole request
-        members, tree_root = scope
-        if group.suffix:
-            slots.append(Slot(group.suffix, dict(group.resources), True))
-            same = _signature(group)
+    for slot in layout.slots:
+        group = slot.group
+        members, tree_root = scopes[id(group)]
+        if slot.granular:
+            same = signature(group)
             if same not in seen:
                 seen[same] = _granular_options(group, snapshot, members, tree_root)
             options.append(seen[same])
-            continue
-        clauses = group.trait_clauses
-        for rc, amount in group.resources.items():
-            slots.append(Slot("", {rc: amount}, False))
+        else:
+            (rc, amount), = slot.demand.items()
             options.append(_unsuffixed_options(group, rc, amount, snapshot, members, tree_root))
 
-    # Unsuffixed slots first: the solver relies on it (traits, isolate matching).
-    order = sorted(range(len(slots)), key=lambda i: slots[i].granular)
-    slots = [slots[i] for i in order]
-    options = [options[i] for i in order]
-
     root_ok = _root_filter(request, snapshot)
-    by_anchor: dict[int, list[list[int]]] = {}
+    count = len(options)
+    by_anchor: dict[int, list[list[Provider]]] = {}
     for index, slot_options in enumerate(options):
-        for provider_id, anchors in slot_options:
+        for provider, anchors in slot_options:
             for anchor in anchors:
-                if root_ok(anchor):
-                    lists = by_anchor.setdefault(anchor, [[] for _ in slots])
-                    lists[index].append(provider_id)
+                lists = by_anchor.get(anchor)
+                if lists is None:
+                    if not root_ok(anchor):
+                        continue
+                    lists = by_anchor[anchor] = [[] for _ in range(count)]
+                lists[index].append(provider)
 
+    unsuffixed = [i for i, s in enumerate(layout.slots) if not s.granular]
     problems = []
     for anchor in sorted(by_anchor):
         lists = by_anchor[anchor]
         if not all(lists):
             continue
-        anchored = [
-            Slot(s.suffix, s.demand, s.granular, ids) for s, ids in zip(slots, lists, strict=True)
-        ]
-        unsuffixed = {pid for s in anchored if not s.granular for pid in s.options}
-        if not _covers(clauses, (snapshot.get(pid) for pid in unsuffixed)):
-            continue
-        problems.append(Problem(anchor, anchored, clauses))
+        if layout.clauses:
+            if not _covers(layout.clauses, (p for i in unsuffixed for p in lists[i])):
+                continue
+        problems.append(Problem(anchor, lists))
     return problems
 
 
-def _signature(group: RequestGroup) -> tuple:
+def signature(group: RequestGroup) -> tuple:
+    """What makes two groups alike (all but the suffix)."""
     return (
         tuple(group.resources.items()),
         group.trait_clauses,
@@ -123,17 +148,21 @@ def _group_scope(group: RequestGroup, snapshot: Snapshot):
 
 def _granular_options(group, snapshot, members, tree_root) -> Options:
     clauses = group.trait_clauses
-    if not group.resources and not (clauses or group.member_of):
-        # Upstream finds no provider for a resourceless group that has no
-        # positive trait or aggregate filter (in_tree is ignored there too).
-        return []
+    if not group.resources:
+        if not (clauses or group.member_of):
+            # Upstream finds no provider for a resourceless group that has no
+            # positive trait or aggregate filter (in_tree is ignored there too).
+            return []
+        providers = snapshot.providers.values()
+    else:
+        providers = snapshot.with_class(next(iter(group.resources)))
     result = []
-    for p in snapshot.providers.values():
+    for p in providers:
         if (
             (group.member_of and p.id not in members)
             or group.forbidden_aggs & p.aggregates
             or group.forbidden & p.traits
-            or not _covers(clauses, [p])
+            or not all(clause & p.traits for clause in clauses)
         ):
             continue
         if group.resources:
@@ -141,7 +170,7 @@ def _granular_options(group, snapshot, members, tree_root) -> Options:
                 continue
             if not all(p.fits(rc, amount) for rc, amount in group.resources.items()):
                 continue
-        result.append((p.id, snapshot.anchors(p)))
+        result.append((p, snapshot.anchors(p)))
     return result
 
 
@@ -152,18 +181,20 @@ def _unsuffixed_options(group, rc, amount, snapshot, members, tree_root) -> Opti
     and forbidden aggregates alike); a sharing provider serves other trees
     only when it meets member_of itself and no in_tree is given.
     """
+    by_aggregate = group.member_of or group.forbidden_aggs
     result = []
-    for p in snapshot.providers.values():
+    for p in snapshot.with_class(rc):
         if group.forbidden & p.traits or not p.fits(rc, amount):
             continue
         if tree_root is not None and p.root_id != tree_root:
             continue
-        anchors = {p.root_id}
-        if tree_root is None and (not group.member_of or p.id in members):
-            anchors |= snapshot.anchors(p)
-        kept = [a for a in anchors if _aggregates_ok(group, p, snapshot.get(a), members)]
-        if kept:
-            result.append((p.id, kept))
+        anchors: Iterable[int] = (p.root_id,)
+        if p.is_sharing and tree_root is None and (not group.member_of or p.id in members):
+            anchors = snapshot.anchors(p)
+        if by_aggregate:
+            anchors = [a for a in anchors if _aggregates_ok(group, p, snapshot.get(a), members)]
+        if anchors:
+            result.append((p, anchors))
     return result
 
 

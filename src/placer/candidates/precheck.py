@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from placer import exceptions
-from placer.candidates import search
+from placer.candidates import _domains, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Snapshot
 
@@ -38,6 +38,7 @@ def check_names(
         for p in snapshot.providers.values()
     ):
         return False
+    alone: dict[tuple, bool] = {}  # identical groups (eight VGPU:1...) are tried once
     for group in request.groups:
         for rc in group.resources:
             if rc not in known_classes:
@@ -51,7 +52,10 @@ def check_names(
             return False
         names = [t for clause in group.trait_clauses for t in sorted(clause)]
         _check_traits(names + sorted(group.forbidden), known_traits)
-        if not satisfiable_alone(request, snapshot, group):
+        same = (bool(group.suffix), _domains.signature(group))
+        if same not in alone:
+            alone[same] = satisfiable_alone(request, snapshot, group)
+        if not alone[same]:
             return False
     return True
 

@@ -27,11 +27,10 @@ def allocation_request(candidate: Candidate, version: Version) -> dict:
 
 def provider_summary(provider: Provider, snapshot: Snapshot, requested: set[str],
                      version: Version) -> dict:
-    classes = provider.inventories if version >= (1, 27) else [
-        rc for rc in provider.inventories if rc in requested]
+    every, used = version >= (1, 27), provider.usages
     summary: dict = {"resources": {
-        rc: {"capacity": provider.inventories[rc].capacity, "used": provider.usages.get(rc, 0)}
-        for rc in classes}}
+        rc: {"capacity": inv.capacity, "used": used.get(rc, 0)}
+        for rc, inv in provider.inventories.items() if every or rc in requested}}
     if version >= (1, 17):
         summary["traits"] = sorted(provider.traits)
     if version >= (1, 29):

@@ -28,7 +28,6 @@ Semantics (those of the reference, checked against it):
 import itertools
 import random
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from placer.candidates import _domains, _solver
 from placer.candidates.request import CandidateRequest
@@ -38,38 +37,56 @@ STRATEGIES = ("depth-first", "breadth-first")
 _FROM_REQUEST = object()
 
 
-@dataclass(frozen=True, eq=False)
 class Candidate:
-    """One allocation candidate: for each group suffix (request order), the
-    providers serving it and what each gives (``{}`` for a resourceless group).
+    """One allocation candidate: the provider serving each slot of the layout.
     ``anchor`` is the root of the tree the candidate was built around."""
 
-    anchor: Provider
-    groups: dict[str, list[tuple[Provider, dict[str, int]]]]
+    __slots__ = ("anchor", "layout", "providers")
+
+    def __init__(self, anchor: Provider, layout: _domains.Layout, providers: list[Provider]):
+        self.anchor = anchor
+        self.layout = layout
+        self.providers = providers
+
+    @property
+    def groups(self) -> dict[str, list[tuple[Provider, dict[str, int]]]]:
+        """For each group suffix (request order), the providers serving it and
+        what each gives (``{}`` for a resourceless group)."""
+        result = {}
+        for suffix, indices in self.layout.groups:
+            gives: dict[Provider, dict[str, int]] = {}
+            for i in indices:
+                gives.setdefault(self.providers[i], {}).update(self.layout.slots[i].demand)
+            result[suffix] = list(gives.items())
+        return result
 
     def allocations(self) -> dict[str, dict[str, int]]:
         """provider uuid -> class -> amount, summed over groups."""
         result: dict[str, dict[str, int]] = {}
-        for assignments in self.groups.values():
-            for provider, resources in assignments:
-                if resources:
-                    into = result.setdefault(provider.uuid, {})
-                    for rc, amount in resources.items():
-                        into[rc] = into.get(rc, 0) + amount
+        providers = self.providers
+        for i, demand in self.layout.giving:
+            into = result.get(providers[i].uuid)
+            if into is None:
+                result[providers[i].uuid] = dict(demand)
+                continue
+            for rc, amount in demand:
+                into[rc] = into.get(rc, 0) + amount
         return result
 
     def mappings(self) -> dict[str, list[str]]:
         """suffix -> uuids of the providers satisfying that group."""
-        return {sfx: [p.uuid for p, _ in assigned] for sfx, assigned in self.groups.items()}
+        providers = self.providers
+        result = {}
+        for sfx, indices in self.layout.groups:
+            if len(indices) == 1:
+                result[sfx] = [providers[indices[0]].uuid]
+            else:
+                result[sfx] = list(dict.fromkeys(providers[i].uuid for i in indices))
+        return result
 
     def resource_providers(self) -> list[Provider]:
         """Providers giving resources, each once."""
-        seen: dict[int, Provider] = {}
-        for assignments in self.groups.values():
-            for provider, resources in assignments:
-                if resources:
-                    seen.setdefault(provider.id, provider)
-        return list(seen.values())
+        return list(dict.fromkeys(self.providers[i] for i, _ in self.layout.giving))
 
 
 def find_candidates(
@@ -95,13 +112,15 @@ def find_candidates(
         raise ValueError(f"Strategy '{strategy}' not recognized")
     if limit is _FROM_REQUEST:
         limit = request.limit
-    problems = _domains.build_problems(request, snapshot)
+    layout = _domains.Layout(request)
+    problems = _domains.build_problems(request, layout, snapshot)
     if rng is not None:
         rng.shuffle(problems)
         for problem in problems:
-            for slot in problem.slots:
-                rng.shuffle(slot.options)
-    streams = [_anchored(problem, request, snapshot) for problem in problems]
+            for options in problem.options:
+                rng.shuffle(options)
+    plan = _solver.Plan(layout, request, snapshot)
+    streams = [_anchored(problem, plan, layout, snapshot) for problem in problems]
     merged = itertools.chain.from_iterable(streams)
     if strategy == "breadth-first":
         merged = _round_robin(streams)
@@ -129,39 +148,24 @@ def summary_providers(
     every tree giving resources to a candidate; before, only those providers."""
     giving: dict[int, Provider] = {}
     for candidate in candidates:
-        for provider in candidate.resource_providers():
-            giving[provider.id] = provider
+        providers = candidate.providers
+        for i, _ in candidate.layout.giving:
+            giving[providers[i].id] = providers[i]
     if not nested_aware:
         return [giving[pid] for pid in sorted(giving)]
     roots = {p.root_id for p in giving.values()}
     return sorted((p for root in roots for p in snapshot.tree(root)), key=lambda p: p.id)
 
 
-def _anchored(problem, request, snapshot) -> Iterator[Candidate]:
+def _anchored(problem, plan, layout, snapshot) -> Iterator[Candidate]:
     anchor = snapshot.get(problem.anchor)
-    for choice in _solver.assignments(problem, request, snapshot):
-        groups: dict[str, list[tuple[Provider, dict[str, int]]]] = {
-            group.suffix: [] for group in request.groups
-        }
-        for slot, pid in zip(problem.slots, choice, strict=True):
-            provider = snapshot.get(pid)
-            assigned = groups[slot.suffix]
-            if slot.granular:
-                assigned.append((provider, dict(slot.demand)))
-                continue
-            for seen, resources in assigned:  # the unsuffixed group: merge per provider
-                if seen is provider:
-                    resources.update(slot.demand)
-                    break
-            else:
-                assigned.append((provider, dict(slot.demand)))
-        yield Candidate(anchor, groups)
+    for providers in plan.assignments(problem):
+        yield Candidate(anchor, layout, providers)
 
 
 def _shared_key(candidate: Candidate):
     """Identity of a candidate that may also come from another anchor, else None."""
-    providers = [p for assigned in candidate.groups.values() for p, _ in assigned]
-    if not all(p.is_sharing for p in providers):
+    if not all(p.is_sharing for p in candidate.providers):
         return None  # a non-sharing provider serves its own tree only
     allocations = frozenset(
         (uuid, rc, amount)

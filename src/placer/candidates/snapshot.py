@@ -96,6 +96,18 @@ class Snapshot:
         return self.providers[provider_id]
 
     @cached_property
+    def _by_class(self) -> dict[str, list[Provider]]:
+        index: dict[str, list[Provider]] = {}
+        for p in self.providers.values():
+            for rc in p.inventories:
+                index.setdefault(rc, []).append(p)
+        return index
+
+    def with_class(self, rc: str) -> list[Provider]:
+        """Providers having an inventory of ``rc``, by id."""
+        return self._by_class.get(rc, [])
+
+    @cached_property
     def sharing(self) -> tuple[Provider, ...]:
         return tuple(p for p in self.providers.values() if p.is_sharing)
 

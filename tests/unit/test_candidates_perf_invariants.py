@@ -1,0 +1,103 @@
+"""What the engine's shortcuts must keep beyond the set of answers: the order
+of the candidates and of the keys in each one's allocations and mappings
+(the JSON body follows both), and the agreement of a candidate's views."""
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from placer.candidates import render, search
+from placer.candidates.request import parse_query
+from tests.unit.test_candidates_builder import World
+from tests.unit.test_candidates_properties import (
+    SETTINGS,
+    engine_key,
+    key,
+    queries,
+    root_ok,
+    valid,
+    worlds,
+)
+
+
+def lexicographic(request, snap):
+    """Every answer once, in the order of (anchor, provider of each slot), ids
+    ascending: slots are the unsuffixed classes, then the suffixed groups."""
+    if any(g.in_tree and g.in_tree not in snap.by_uuid for g in request.groups):
+        return []
+    slots = [(g, {rc: n}) for g in request.groups if not g.suffix for rc, n in g.resources.items()]
+    slots += [(g, dict(g.resources)) for g in request.groups if g.suffix]
+    providers = sorted(snap.providers.values(), key=lambda p: p.id)
+    found: dict = {}
+    for anchor in providers:
+        if anchor.parent_id is not None or not root_ok(request, anchor):
+            continue
+        for combo in itertools.product(providers, repeat=len(slots)):
+            if valid(request, snap, anchor, slots, combo):
+                found.setdefault(key(request, slots, combo), None)
+    return list(found)
+
+
+@SETTINGS
+@given(st.data())
+def test_depth_first_order_is_lexicographic(data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    found = [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+    assert found == lexicographic(request, snap)
+
+
+@SETTINGS
+@given(st.data())
+def test_views_of_a_candidate_agree(data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    for candidate in search.find_candidates(request, snap, limit=None):
+        groups = candidate.groups
+        assert list(groups) == [g.suffix for g in request.groups]
+        summed: dict = {}
+        for assigned in groups.values():
+            for provider, resources in assigned:
+                into = summed.setdefault(provider.uuid, {}) if resources else {}
+                for rc, amount in resources.items():
+                    into[rc] = into.get(rc, 0) + amount
+        assert list(candidate.allocations().items()) == list(summed.items())
+        assert candidate.mappings() == {s: [p.uuid for p, _ in a] for s, a in groups.items()}
+        giving = {p.id: p for a in groups.values() for p, res in a if res}
+        assert candidate.resource_providers() == list(giving.values())
+
+
+def test_keys_follow_the_request_order_of_groups():
+    w = World()
+    w.add("cn", inv={"VCPU": 4, "MEMORY_MB": 64})
+    w.add("numa", parent="cn", inv={"VCPU": 4})
+    query = [
+        ("resources1", "VCPU:1"),
+        ("resources", "VCPU:1,MEMORY_MB:8"),
+        ("resources2", "VCPU:2"),
+        ("group_policy", "none"),
+    ]
+    found = list(search.find_candidates(parse_query(query, (1, 39)), w.snapshot()))
+    cn, numa = w.uuid("cn"), w.uuid("numa")
+    names = {cn: "cn", numa: "numa"}
+    # slots searched: unsuffixed VCPU, MEMORY_MB (cn only), then groups 1 and 2; cn first
+    assert [
+        [[names[u] for u in c.mappings()[sfx]] for sfx in ("", "1", "2")] for c in found
+    ] == [
+        [[a] if a == "cn" else [a, "cn"], [b], [c]]
+        for a in ("cn", "numa")
+        for b in ("cn", "numa")
+        for c in ("cn", "numa")
+    ]
+    body = render.allocation_request(found[5], (1, 39))  # VCPU numa, group 1 cn, group 2 numa
+    assert list(body["mappings"].items()) == [("1", [cn]), ("", [numa, cn]), ("2", [numa])]
+    assert list(body["allocations"].items()) == [
+        (cn, {"resources": {"VCPU": 1, "MEMORY_MB": 8}}),
+        (numa, {"resources": {"VCPU": 3}}),
+    ]
+    old = render.allocation_request(found[5], (1, 11))["allocations"]
+    assert [(a["resource_provider"]["uuid"], list(a["resources"])) for a in old] == [
+        (cn, ["VCPU", "MEMORY_MB"]),
+        (numa, ["VCPU"]),
+    ]
