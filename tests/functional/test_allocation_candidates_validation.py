@@ -326,8 +326,6 @@ def test_unknown_trait_of_an_earlier_group_wins(env):
             "No such trait(s): CUSTOM_NOPE2.", None)
 
 
-@pytest.mark.xfail(strict=True, reason="Placer sorts a group's trait names before looking them "
-                   "up; the reference reports the first one in query order")
 def test_first_unknown_trait_in_query_order_wins(env):
     env.bad("resources1=VCPU:1&required1=CUSTOM_B,CUSTOM_A", "1.39",
             "No such trait(s): CUSTOM_B.", None)

@@ -50,8 +50,7 @@ def check_names(
             for p in snapshot.providers.values()
         ):
             return False
-        names = [t for clause in group.trait_clauses for t in sorted(clause)]
-        _check_traits(names + sorted(group.forbidden), known_traits)
+        _check_traits(list(group.written_traits) + sorted(group.forbidden), known_traits)
         same = (bool(group.suffix), _domains.signature(group))
         if same not in alone:
             alone[same] = satisfiable_alone(request, snapshot, group)

@@ -35,6 +35,9 @@ class RequestGroup:
     member_of: tuple[frozenset[str], ...] = ()
     forbidden_aggs: frozenset[str] = frozenset()
     in_tree: str | None = None
+    # required and any-of trait names as the client wrote them: the reference
+    # reports the first unknown one in this order
+    written_traits: tuple[str, ...] = ()
 
     @property
     def trait_clauses(self) -> tuple[frozenset[str], ...]:
@@ -96,6 +99,7 @@ class _Builder:
             member_of=tuple(self.member_of),
             forbidden_aggs=frozenset(self.forbidden_aggs),
             in_tree=self.in_tree,
+            written_traits=tuple(dict.fromkeys(t for c in self.clauses for t in sorted(c))),
         )
 
 
