@@ -67,6 +67,19 @@ def _among(column, ids) -> sa.TextClause:
     return sa.text(f"{column.table.name}.{column.name} IN ({','.join(map(str, map(int, ids)))})")
 
 
+def _linked(conn: Connection, ids, link, value) -> dict[int, set]:
+    """provider id -> the ``value``s (trait names, aggregate uuids) linked to it
+    through the association table of the ``link`` column."""
+    assoc = link.table
+    result = collections.defaultdict(set)
+    for rp, item in conn.execute(
+            sa.select(assoc.c.resource_provider_id, value)
+            .join(value.table, value.table.c.id == link)
+            .where(_among(assoc.c.resource_provider_id, ids))).all():
+        result[rp].add(item)
+    return result
+
+
 def _assemble(conn: Connection, rows) -> list[Provider]:
     ids = [r.id for r in rows]
     names = dict(conn.execute(sa.select(t.resource_classes.c.id, t.resource_classes.c.name)).all())
@@ -84,20 +97,9 @@ def _assemble(conn: Connection, rows) -> list[Provider]:
             .where(_among(a.c.resource_provider_id, ids))
             .group_by(a.c.resource_provider_id, a.c.resource_class_id)).all():
         usages[rp][names[rc]] = int(used)
-    rpt = t.resource_provider_traits
-    traits = collections.defaultdict(set)
-    for rp, name in conn.execute(
-            sa.select(rpt.c.resource_provider_id, t.traits.c.name)
-            .join(t.traits, t.traits.c.id == rpt.c.trait_id)
-            .where(_among(rpt.c.resource_provider_id, ids))).all():
-        traits[rp].add(name)
-    rpa = t.resource_provider_aggregates
-    aggregates = collections.defaultdict(set)
-    for rp, agg in conn.execute(
-            sa.select(rpa.c.resource_provider_id, t.placement_aggregates.c.uuid)
-            .join(t.placement_aggregates, t.placement_aggregates.c.id == rpa.c.aggregate_id)
-            .where(_among(rpa.c.resource_provider_id, ids))).all():
-        aggregates[rp].add(agg)
+    traits = _linked(conn, ids, t.resource_provider_traits.c.trait_id, t.traits.c.name)
+    aggregates = _linked(conn, ids, t.resource_provider_aggregates.c.aggregate_id,
+                         t.placement_aggregates.c.uuid)
     return [
         Provider(id=id_, uuid=uuid, name=name, parent_id=parent, root_id=root,
                  generation=generation or 0, traits=frozenset(traits[id_]),
