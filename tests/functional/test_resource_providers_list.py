@@ -5,7 +5,7 @@ import email.utils
 
 import pytest
 
-from placer.model import capacity
+from placer.model.inventory import Inventory, amount_within_units
 from tests.conftest import assert_error
 from tests.functional.test_resource_providers import (
     RPS,
@@ -235,11 +235,11 @@ def test_resources_filter_by_capacity(api, stocked, query, expected):
 
 def test_resources_agrees_with_the_capacity_rules(api, stocked):
     # big's VCPU as the model sees it: capacity 12, 8 used
-    inv = type("Inv", (), dict(total=8, reserved=2, min_unit=1, max_unit=2147483647,
-                               step_size=1, allocation_ratio=2.0))
-    assert capacity.capacity(8, 2, 2.0) == 12
+    inv = Inventory("VCPU", total=8, reserved=2, allocation_ratio=2.0)
+    assert inv.capacity == 12
     for amount in range(1, 7):
-        assert capacity.fits(inv, 8, amount) == ("big" in listed(api, f"resources=VCPU:{amount}"))
+        fits = amount_within_units(inv, amount) and 8 + amount <= inv.capacity
+        assert fits == ("big" in listed(api, f"resources=VCPU:{amount}"))
 
 
 @pytest.mark.parametrize("value,message", [

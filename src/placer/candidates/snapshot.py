@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from placer.model.inventory import capacity
+
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
 
@@ -34,7 +36,7 @@ class Inventory:
 
     @property
     def capacity(self) -> int:
-        return int((self.total - self.reserved) * self.allocation_ratio)
+        return capacity(self.total, self.reserved, self.allocation_ratio)
 
 
 @dataclass(eq=False)

@@ -27,6 +27,7 @@ from placer.db.resource_providers import (
 from placer.db.tables import allocations, consumer_types, consumers, inventories, projects, users
 from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import resource_providers as rp_t
+from placer.model.inventory import amount_within_units
 
 
 class ProviderGenerationConflict(exceptions.ConcurrentUpdate):
@@ -260,7 +261,7 @@ def _check_capacity(conn, writes, providers, class_ids, before) -> None:
             row = inv.get((rp, rc))
             if row is None:
                 raise InvalidInventory(f"Inventory for {where} invalid.")
-            if not (row.min_unit <= amount <= row.max_unit) or amount % row.step_size:
+            if not amount_within_units(row, amount):
                 raise InvalidInventory(f"Unable to create allocation for {where}. The "
                                        "requested amount would violate inventory constraints.")
             used = remaining.get((rp, rc), 0)

@@ -19,7 +19,7 @@ from placer.db.tables import (
     traits,
 )
 from placer.db.tables import resource_providers as rp_t
-from placer.model.capacity import MAX_INT
+from placer.model.inventory import MAX_INT
 
 PROVIDER_CHANGED = ("Another thread concurrently updated the resource provider data. "
                     "Please retry your update")
@@ -348,8 +348,9 @@ def _having(table, column, ids):
 
 def _with_capacity(rc_id: int, amount: int):
     """Providers whose inventory of the class can give ``amount`` more: the
-    rules of model.capacity.fits, in SQL. Comparing the integer demand with
-    the unrounded capacity is the same as comparing it with int(capacity)."""
+    rules of model.inventory (amount_within_units, capacity), in SQL.
+    Comparing the integer demand with the unrounded capacity is the same as
+    comparing it with int(capacity)."""
     if amount > MAX_INT:
         return sa.false()  # beyond any max_unit the API can store
     inv = inventories

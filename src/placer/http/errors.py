@@ -50,12 +50,3 @@ def render(environ: dict, status: int, detail: str | None = None, code: str | No
     """The full error response for ``environ``'s request."""
     exc = http_exception(status, detail, code, environ, headers)
     return webob.Request(environ).get_response(exc)
-
-
-def error_app(status: int, detail: str | None = None):
-    """A tiny WSGI app answering one error (for middleware short-circuits)."""
-
-    def app(environ, start_response):
-        return render(environ, status, detail)(environ, start_response)
-
-    return app

@@ -90,7 +90,7 @@ def is_finite_ratio(value) -> bool:
     return math.isfinite(value)
 
 
-def amount_within_units(inv: Inventory, amount: int) -> bool:
+def amount_within_units(inv, amount: int) -> bool:
     """An allocation amount respects min_unit, max_unit and step_size."""
     return inv.min_unit <= amount <= inv.max_unit and amount % inv.step_size == 0
 
