@@ -85,6 +85,16 @@ def migrated_db(backend, tmp_path_factory):
     throw_away.drop()
 
 
+@pytest.fixture
+def empty_engine(backend, tmp_path):
+    """An engine on a fresh, unmigrated database on ``backend``."""
+    throw_away = ThrowAwayDatabase(backend, tmp_path)
+    engine = db_engine.create_engine(throw_away.url)
+    yield engine
+    engine.dispose()
+    throw_away.drop()
+
+
 def _empty(conn) -> None:
     """Remove everything a test wrote, keeping the synced standard names."""
     for table in reversed(tables.metadata.sorted_tables):

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations, tables
-from tests.conftest import ThrowAwayDatabase, make_conf
+from tests.conftest import make_conf
 
 INITIAL, ROOT_GUARD, CONSUMER_GUARD, CONSUMER_TYPES, HEAD = (
     "b4ed3a175331", "611cd6dffd7b", "b5c396305c25", "422ece571366", "a082b8bb98d0")
@@ -18,12 +18,8 @@ projects, users = tables.projects, tables.users
 
 
 @pytest.fixture
-def engine(backend, tmp_path):
-    throw_away = ThrowAwayDatabase(backend, tmp_path)
-    eng = db_engine.create_engine(throw_away.url)
-    yield eng
-    eng.dispose()
-    throw_away.drop()
+def engine(empty_engine):
+    return empty_engine
 
 
 @pytest.fixture

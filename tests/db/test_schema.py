@@ -6,25 +6,13 @@ not drift: types, nullability, server defaults, indexes, unique constraints
 and foreign keys are all compared, on every backend.
 """
 
-import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from placer.db import engine as db_engine
 from placer.db import migration, tables
-from tests.conftest import ThrowAwayDatabase
 
 HEAD = "a082b8bb98d0"
-
-
-@pytest.fixture
-def empty_engine(backend, tmp_path):
-    throw_away = ThrowAwayDatabase(backend, tmp_path)
-    engine = db_engine.create_engine(throw_away.url)
-    yield engine
-    engine.dispose()
-    throw_away.drop()
 
 
 def _differences(engine) -> list:
