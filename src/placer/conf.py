@@ -57,6 +57,11 @@ _database_opts = [
     cfg.StrOpt("slave_connection", secret=True, help="Accepted for compatibility; unused."),
     cfg.StrOpt("mysql_sql_mode", default="TRADITIONAL",
                help="SQL mode set on MySQL/MariaDB sessions."),
+    cfg.IntOpt("mysql_wsrep_sync_wait",
+               help="For Galera only, configure wsrep_sync_wait causality checks on new "
+                    "connections. Default is None, meaning don't configure any setting "
+                    "(1 makes every read wait until the node has applied all writes the "
+                    "cluster committed before it: causal reads)."),
     cfg.IntOpt("connection_recycle_time", default=3600,
                help="Seconds after which a pooled connection is replaced."),
     cfg.IntOpt("max_pool_size", help="Most connections kept open in the pool."),

@@ -68,7 +68,7 @@ def create_engine(url: str, db_conf=None) -> Engine:
                      memory=u.database in (None, "", ":memory:"))
     elif backend == "mysql":
         sql_mode = getattr(db_conf, "mysql_sql_mode", "TRADITIONAL")
-        _set_mysql_mode(engine, sql_mode)
+        _set_mysql_mode(engine, sql_mode, getattr(db_conf, "mysql_wsrep_sync_wait", None))
     return engine
 
 
@@ -92,13 +92,18 @@ def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
-def _set_mysql_mode(engine: Engine, sql_mode: str | None) -> None:
+def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int | None) -> None:
+    """Session variables on every new connection: the SQL mode, and Galera's
+    causality checks (``wsrep_sync_wait``, as oslo.db's ``mysql_wsrep_sync_wait``)."""
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
+        cur = dbapi_conn.cursor()
         if sql_mode:
-            cur = dbapi_conn.cursor()
             cur.execute("SET SESSION sql_mode = %s", (sql_mode,))
-            cur.close()
+        if wsrep_sync_wait is not None:
+            cur.execute("SET SESSION wsrep_sync_wait = %s", (wsrep_sync_wait,))
+        cur.close()
 
 
 def _is_deadlock(exc: BaseException | None) -> bool:
