@@ -122,8 +122,12 @@ def _is_deadlock_error(exc: DBAPIError) -> bool:
     code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
     if code in ("40001", "40P01"):  # PostgreSQL serialization failure / deadlock
         return True
+    # MySQL/MariaDB deadlock / lock wait timeout. Galera reports a transaction
+    # that fails certification at commit, or is brute-force aborted by another
+    # node's replicated write, as 1213 too ("Deadlock found ..."): retried alike.
+    # Its 1047 (node not ready) and 1180 (write set too large) are not conflicts.
     args = getattr(orig, "args", ())
-    return bool(args) and args[0] in (1213, 1205)  # MySQL deadlock / lock wait timeout
+    return bool(args) and args[0] in (1213, 1205)
 
 
 def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dict]) -> int:
