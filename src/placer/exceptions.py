@@ -49,3 +49,15 @@ class ConcurrentUpdate(Conflict):
     def __init__(self, detail: str = "Another thread concurrently updated the data. "
                                      "Please retry your update"):
         super().__init__(detail, CONCURRENT_UPDATE)
+
+
+class DatabaseUnavailable(PlacerError):
+    """The database cannot be reached (down, restarting, connections cut): the
+    client should come back shortly. The driver's error, which names hosts and
+    ports, is logged where this is raised, never shown."""
+
+    status = 503
+    headers = {"Retry-After": "1"}
+
+    def __init__(self, detail: str = "The database is unavailable. Please retry shortly."):
+        super().__init__(detail)

@@ -18,6 +18,8 @@ from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
+from placer import exceptions
+
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -106,6 +108,27 @@ def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int |
         cur.close()
 
 
+def wait_for_connection(engine: Engine, max_retries: int, retry_interval: float) -> None:
+    """Connect once to check the database is there, as oslo.db does at start-up
+    for ``[placement_database] max_retries`` and ``retry_interval``: up to
+    ``max_retries`` attempts (-1: until it answers; 0: no check), a warning
+    per failed attempt, then the last error."""
+    attempt = 0
+    while max_retries:
+        attempt += 1
+        try:
+            engine.connect().close()
+            return
+        except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+            left = "unlimited" if max_retries < 0 else max_retries - attempt
+            # the driver's text names the host and port: operators need it here
+            LOG.warning("SQL connection failed (attempt %d, %s attempts left): %s",
+                        attempt, left, str(exc.orig or exc).strip())
+            if max_retries > 0 and attempt >= max_retries:
+                raise
+            time.sleep(retry_interval)
+
+
 def _is_deadlock(exc: BaseException | None) -> bool:
     """A deadlock or serialization failure, possibly hidden behind a later
     error (MySQL drops savepoints when it breaks a deadlock, and the failed
@@ -149,6 +172,11 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dic
     return result.rowcount
 
 
+def _unavailable(exc: Exception) -> exceptions.DatabaseUnavailable:
+    LOG.error("Database unavailable: %s", str(getattr(exc, "orig", None) or exc).strip())
+    return exceptions.DatabaseUnavailable()
+
+
 class Database:
     """The store handed to the HTTP layer: an engine plus transaction helpers."""
 
@@ -161,12 +189,23 @@ class Database:
 
     @contextlib.contextmanager
     def transaction(self, write: bool = False) -> Iterator[Connection]:
-        conn = self.engine.connect()
+        """A transaction; ``DatabaseUnavailable`` when the database cannot be
+        reached or the connection is lost on the way."""
+        try:
+            # a pooled connection is pinged first (pool_pre_ping): a dead one is
+            # replaced here, so the first request after an outage succeeds
+            conn = self.engine.connect()
+        except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
+            raise _unavailable(exc) from exc
         if write:
             conn = conn.execution_options(placer_write=True)
         try:
             with conn.begin():
                 yield conn
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise _unavailable(exc) from exc
+            raise
         finally:
             conn.close()
 

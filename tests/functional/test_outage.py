@@ -1,0 +1,91 @@
+"""While the database is away, requests get a 503 that says to come back,
+without the driver's text (hosts, ports, names), which goes to the log; the
+first request once it is back succeeds.
+"""
+
+import logging
+import uuid
+
+import pytest
+from sqlalchemy import event
+
+from placer import wsgi
+from placer.db import engine as db_engine
+from placer.db import migration, sync
+from tests.conftest import BACKENDS, Api, assert_error, make_conf
+from tests.faults import Outage
+
+NETWORK_BACKENDS = [b for b in BACKENDS if b != "sqlite"]
+DRIVER_WORDS = ["psycopg", "pymysql", "sqlite", "OperationalError", "sqlalchemy", "Errno"]
+
+
+def _serve(outage: Outage, tmp_path):
+    engine = db_engine.create_engine(outage.url)
+    migration.upgrade(engine)
+    db = db_engine.Database(engine)
+    db.write(sync.sync_standard_names)
+    return db, Api(wsgi.create_app(make_conf(tmp_path, outage.url), db))
+
+
+@pytest.fixture
+def outage(backend, tmp_path):
+    o = Outage(backend, tmp_path)
+    yield o
+    o.close()
+
+
+def _assert_unavailable(result, outage: Outage) -> None:
+    assert_error(result, 503, "The database is unavailable")
+    assert result.headers["Retry-After"] == "1"
+    for leak in outage.internals + DRIVER_WORDS:
+        assert leak not in result.text, result.text
+
+
+def test_outage_answers_503_then_recovers(outage, tmp_path, caplog):
+    db, api = _serve(outage, tmp_path)
+    rp = str(uuid.uuid4())
+    assert api.post("/resource_providers", json={"name": "before", "uuid": rp}).status_code == 201
+
+    outage.cut()
+    if outage.backend == "sqlite":
+        db.dispose()  # open SQLite files survive a rename: only new connections fail
+    with caplog.at_level(logging.ERROR, logger="placer.db.engine"):
+        _assert_unavailable(api.get("/resource_providers", version="1.39"), outage)
+        _assert_unavailable(
+            api.post("/resource_providers", json={"name": "during"}, version="1.39"), outage)
+        _assert_unavailable(api.get(f"/resource_providers/{rp}/inventories"), outage)
+    logged = [r.getMessage() for r in caplog.records if r.name == "placer.db.engine"]
+    assert len(logged) == 3 and all(m.startswith("Database unavailable: ") for m in logged)
+    # the operator sees what the driver said
+    assert any(word in " ".join(logged) for word in
+               ("refused", "closed", "Lost connection", "unable to open")), logged
+
+    outage.restore()
+    result = api.get("/resource_providers")
+    assert result.status_code == 200, result.text
+    assert [p["uuid"] for p in result.json["resource_providers"]] == [rp]
+    db.dispose()
+
+
+@pytest.mark.parametrize("backend", NETWORK_BACKENDS, indirect=True)
+def test_connection_lost_in_the_middle_of_a_write(outage, tmp_path, caplog):
+    """The server goes away between two statements of a transaction."""
+    db, api = _serve(outage, tmp_path)
+    statements = []
+
+    @event.listens_for(db.engine, "before_cursor_execute")
+    def _cut_after_first(conn, cursor, statement, params, context, executemany):
+        statements.append(statement)
+        if len(statements) == 2:
+            outage.cut()
+
+    with caplog.at_level(logging.ERROR, logger="placer.db.engine"):
+        _assert_unavailable(api.post("/resource_providers", json={"name": "cut"}), outage)
+    event.remove(db.engine, "before_cursor_execute", _cut_after_first)
+    assert len(statements) == 2
+    assert any(r.getMessage().startswith("Database unavailable: ") for r in caplog.records)
+
+    outage.restore()
+    assert api.get("/resource_providers").json == {"resource_providers": []}
+    assert api.post("/resource_providers", json={"name": "cut"}).status_code == 201
+    db.dispose()
