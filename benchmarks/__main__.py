@@ -26,6 +26,19 @@ database (existing providers change the answers); what was loaded is deleted
 after each scenario. CPU and memory are measured only with --start or --pid.
 Unbounded queries expected to return more than 100000 candidates are skipped
 unless --max-candidates bounds them on the started server.
+
+--scenario scale (with --start; see benchmarks/scale.py) writes N providers
+directly with SQL into a throw-away database (--backend: a SQLite file, or a
+new database on the PostgreSQL / MariaDB server of --db-server, dropped
+afterwards), serves it, and times candidates (limit=1000, limit=10, traits
+and member_of, unlimited), GET /resource_providers?resources=, claims and
+usages at each of --sizes, for each --shape. It prints the slopes between
+sizes and the checks of issue 7's targets. --reference VENV also serves the
+same database with the reference implementation installed in VENV
+(openstack-placement and gunicorn) and prints Placer/reference per query:
+
+    python -m benchmarks --start --scenario scale --sizes 1000,10000,100000
+    python -m benchmarks --start --scenario scale --sizes 1000 --reference /tmp/refvenv
 """
 
 import argparse
@@ -33,8 +46,10 @@ import os
 import sys
 import time
 
-from benchmarks import loader, runner, scenarios
+import placer
+from benchmarks import loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
+from placer.db import engine as db_engine
 
 
 def parse_args(argv):
@@ -45,7 +60,8 @@ def parse_args(argv):
     where.add_argument("--url", help="base URL of a running Placement API")
     where.add_argument("--start", action="store_true",
                        help="start a throw-away placement-api for each scenario")
-    parser.add_argument("--scenario", choices=[*scenarios.BUILDERS, "all"], default="all")
+    parser.add_argument("--scenario", choices=[*scenarios.BUILDERS, "scale", "all"],
+                        default="all", help="all: every scenario but scale")
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per query (10)")
     parser.add_argument("--workers", type=int, default=1, help="server workers with --start (1)")
     parser.add_argument("--max-candidates", type=int, default=-1,
@@ -56,9 +72,34 @@ def parse_args(argv):
     parser.add_argument("--keep", action="store_true",
                         help="with --url: leave the loaded providers in place")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    group = parser.add_argument_group("scale scenario")
+    group.add_argument("--sizes", default="1000,10000,100000",
+                       help="providers per generated database (1000,10000,100000)")
+    group.add_argument("--shape", choices=[*scale.SHAPES, "all"], default="flat")
+    group.add_argument("--backend", choices=["sqlite", *scale.SERVERS], default="sqlite")
+    group.add_argument("--db-server", metavar="URL",
+                       help="server URL for --backend postgresql/mysql (default: "
+                            + ", ".join(scale.SERVERS.values()) + ")")
+    group.add_argument("--only", metavar="NAMES",
+                       help="comma-separated query names to run (default: all)")
+    group.add_argument("--reference", metavar="VENV",
+                       help="also serve each database with the reference installed in VENV")
+    group.add_argument("--reference-sizes", metavar="SIZES",
+                       help="sizes at which to run the reference (default: --sizes)")
+    group.add_argument("--reference-repeat", type=int, default=3,
+                       help="timed runs per query for the reference (3)")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    if args.repeat < 1 or args.reference_repeat < 1:
+        parser.error("--repeat and --reference-repeat must be at least 1")
+    if args.scenario == "scale":
+        if not args.start:
+            parser.error("--scenario scale needs --start (it writes its own database)")
+        try:
+            args.sizes = [int(x) for x in args.sizes.split(",")]
+            args.reference_sizes = ([int(x) for x in args.reference_sizes.split(",")]
+                                    if args.reference_sizes else args.sizes)
+        except ValueError:
+            parser.error("sizes are comma-separated integers")
     return args
 
 
@@ -91,8 +132,71 @@ def _measure(args, client, scenario, server_proc, cap) -> list[runner.Result]:
     return results
 
 
+def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
+    """Generate, serve and time each shape at each size; (server, shape,
+    size, result) per query."""
+    rows = []
+    only = set(args.only.split(",")) if args.only else None
+    shapes = scale.SHAPES if args.shape == "all" else (args.shape,)
+    for shape in shapes:
+        for size in args.sizes:
+            with scale.ThrowAwayDatabase(args.backend, args.db_server) as url:
+                engine = db_engine.create_engine(url)
+                try:
+                    gen = scale.generate(engine, size, shape)
+                finally:
+                    engine.dispose()
+                print(f"# scale {shape} {size} on {args.backend}: {gen.providers} providers "
+                      f"({gen.roots} trees), {gen.consumers} consumers, {gen.allocations} "
+                      f"allocations generated in {gen.seconds:.1f}s", file=sys.stderr, flush=True)
+                servers = [("placer", None, args.repeat)]
+                if args.reference and size in args.reference_sizes:
+                    servers.append(("reference", args.reference, args.reference_repeat))
+                for label, venv, repeat in servers:
+                    with Server(args.workers, args.max_candidates, connection=url,
+                                reference=venv) as server:
+                        proc = Proc(server.proc.pid) if proc_available() else None
+                        client = loader.Client(server.url)
+                        queries = scale.with_targets(scale.queries(gen), shape, size)
+                        name = f"{label} {shape} {size}"
+                        scenario = scenarios.Scenario(name, [], {}, queries)
+                        for query in queries:
+                            if only is not None and query.name not in only:
+                                continue
+                            result = runner.run_query(client, scenario, query, repeat, proc,
+                                                      args.max_candidates)
+                            rows.append((label, shape, size, result))
+                            print(runner.markdown([result]).splitlines()[-1], file=sys.stderr,
+                                  flush=True)
+    return rows
+
+
+def main_scale(args) -> int:
+    settings = {"placer": os.path.dirname(placer.__file__),  # which tree was measured
+                "backend": args.backend, "sizes": args.sizes, "repeat": args.repeat,
+                "reference_repeat": args.reference_repeat if args.reference else None,
+                "workers": args.workers, "cpus": os.cpu_count(),
+                "load_average": [round(x, 2) for x in os.getloadavg()]}
+    rows = run_scale(args)
+    settings["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    print("scale: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
+    print()
+    print(runner.markdown([r for *_, r in rows]))
+    print()
+    print(scale.summary(rows))
+    if args.reference:
+        print()
+        print(scale.comparison(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(runner.to_json([r for *_, r in rows], settings))
+    return 0
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.scenario == "scale":
+        return main_scale(args)
     names = list(scenarios.BUILDERS) if args.scenario == "all" else [args.scenario]
     # latency suffers from anything else running: say how busy the machine was
     settings = {"version": scenarios.VERSION, "repeat": args.repeat, "workers": args.workers,

@@ -38,7 +38,9 @@ def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
               server: Proc | None, cap: int = -1) -> Result:
     """One warm-up, then ``repeat`` timed runs of the query. ``cap`` is the
     server's max_allocation_candidates (-1: none)."""
-    path = "/allocation_candidates?" + urllib.parse.urlencode(query.params)
+    path = query.path
+    if query.params:
+        path += "?" + urllib.parse.urlencode(query.params)
     result = Result(scenario.name, query.name, target_ms=query.target_ms, path=path)
     expected = query.expected
     if expected is not None and cap >= 0:
@@ -51,13 +53,19 @@ def run_query(client: Client, scenario: Scenario, query: Query, repeat: int,
     for run in range(repeat + 1):
         if run == 1 and server:
             cpu = server.cpu_seconds()
-        status, payload, seconds = client.request("GET", path)
-        if status != 200:
+        body = None
+        if query.request:
+            path, body = query.request()
+        status, payload, seconds = client.request(query.method, path, body)
+        if not 200 <= status < 300:
             raise HTTPError(f"{query.name}: {status} {payload[:500].decode(errors='replace')}")
         if run:
             times.append(seconds * 1000)
-    body = json.loads(payload)
-    result.candidates = len(body["allocation_requests"])
+    if query.request:
+        result.path = f"{query.method} {path}"  # the last one
+    if query.items:
+        answer = json.loads(payload)
+        result.candidates = len(answer[query.items])
     result.size_kb = len(payload) / 1024
     result.median_ms = statistics.median(times)
     result.p90_ms = _p90(times)

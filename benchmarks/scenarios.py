@@ -8,6 +8,7 @@ skips unbounded queries whose answer would be huge).
 """
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 VERSION = "1.39"
@@ -30,6 +31,11 @@ class Query:
     params: list[tuple[str, str]]
     target_ms: float | None = None
     expected: int | None = None
+    path: str = "/allocation_candidates"
+    method: str = "GET"
+    items: str | None = "allocation_requests"  # the answer's list that is counted
+    # a fresh (path, JSON body or None) per run, for requests that change per run
+    request: Callable[[], tuple[str, dict | None]] | None = None
 
     @property
     def limited(self) -> bool:

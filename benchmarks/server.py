@@ -1,7 +1,11 @@
 """Starting a throw-away Placer server, and reading its CPU time and memory from /proc.
 
 The server gets a temporary directory holding its configuration (SQLite file
-database, noauth2, schema created at start-up) and its log.
+database unless a connection URL is given, noauth2, schema created at
+start-up) and its log. With ``reference=VENV`` it is the reference
+implementation installed in that virtualenv (``openstack-placement`` and
+gunicorn), served by that venv's gunicorn on the same configuration; nothing
+of it is imported here.
 """
 
 import os
@@ -19,8 +23,8 @@ CONF = """\
 auth_strategy = noauth2
 
 [placement_database]
-connection = sqlite:///{db}
-sync_on_startup = True
+connection = {connection}
+sync_on_startup = {sync}
 
 [placement]
 max_allocation_candidates = {max_candidates}
@@ -30,8 +34,10 @@ max_allocation_candidates = {max_candidates}
 class Server:
     """``with Server() as s:`` serves on ``s.url`` until the block ends."""
 
-    def __init__(self, workers: int = 1, max_candidates: int = -1):
+    def __init__(self, workers: int = 1, max_candidates: int = -1,
+                 connection: str | None = None, reference: str | None = None):
         self.workers, self.max_candidates = workers, max_candidates
+        self.connection, self.reference = connection, reference
         self.proc: subprocess.Popen | None = None
         self.url = ""
 
@@ -39,15 +45,24 @@ class Server:
         self._tmp = tempfile.TemporaryDirectory(prefix="placer-bench-")
         tmp = Path(self._tmp.name)
         conf = tmp / "placement.conf"
-        conf.write_text(CONF.format(db=tmp / "placement.sqlite",
-                                    max_candidates=self.max_candidates))
+        conf.write_text(CONF.format(
+            connection=self.connection or f"sqlite:///{tmp / 'placement.sqlite'}",
+            # the reference is served on a database made by Placer's migrations
+            sync=not self.reference, max_candidates=self.max_candidates))
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__
-        self.proc = subprocess.Popen(
-            [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
-             "--workers", str(self.workers)],
-            stdout=self._log, stderr=subprocess.STDOUT)
+        if self.reference:
+            command = [_reference_gunicorn(self.reference), "--bind", f"127.0.0.1:{port}",
+                       "--workers", str(self.workers), "--timeout", "600",
+                       "placement.wsgi.api:application"]
+            env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
+        else:
+            command = [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
+                       "--workers", str(self.workers)]
+            env = None
+        self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
+                                     env=env)
         try:
             self._wait_ready(tmp / "server.log")
         except BaseException:
@@ -59,14 +74,14 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"placement-api exited:\n{log.read_text()[-3000:]}")
+                raise RuntimeError(f"server exited:\n{log.read_text()[-3000:]}")
             try:
                 with urllib.request.urlopen(self.url + "/", timeout=2) as resp:
                     if resp.status == 200:
                         return
             except OSError:
                 time.sleep(0.2)
-        raise RuntimeError(f"placement-api not ready after {timeout}s")
+        raise RuntimeError(f"server not ready after {timeout}s:\n{log.read_text()[-3000:]}")
 
     def __exit__(self, *exc) -> None:
         if self.proc and self.proc.poll() is None:
@@ -137,6 +152,14 @@ def _executable() -> str:
     if not found:
         raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
     return found
+
+
+def _reference_gunicorn(venv: str) -> str:
+    gunicorn = Path(venv) / "bin" / "gunicorn"
+    if not gunicorn.exists():
+        raise RuntimeError(f"{gunicorn} not found: pip install openstack-placement gunicorn "
+                           f"into {venv}")
+    return str(gunicorn)
 
 
 def proc_available() -> bool:

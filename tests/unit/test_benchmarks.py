@@ -4,6 +4,7 @@ No server and no timing assertions here.
 """
 
 import json
+import urllib.parse
 
 from benchmarks import loader, runner, scenarios
 
@@ -70,7 +71,7 @@ class FakeClient:
                                 "provider_summaries": {}}).encode()
         self.calls = 0
 
-    def request(self, method, path):
+    def request(self, method, path, body=None):
         self.calls += 1
         return 200, self.body, 0.01
 
@@ -101,3 +102,127 @@ def test_markdown_verdicts():
     table = runner.markdown(rows).splitlines()
     assert len(table) == 5
     assert [line.split("|")[11].strip() for line in table[2:]] == ["PASS", "MISS", "-"]
+
+
+# -- the scale scenario: generated with SQL, served through the WSGI app ----
+
+import pytest  # noqa: E402
+import sqlalchemy as sa  # noqa: E402
+
+from benchmarks import scale  # noqa: E402
+from placer import wsgi  # noqa: E402
+from placer.db import engine as db_engine  # noqa: E402
+from placer.db import tables as t  # noqa: E402
+from tests.conftest import Api, make_conf  # noqa: E402
+
+
+@pytest.fixture(scope="module", params=scale.SHAPES)
+def generated(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"scale-{request.param}")
+    url = f"sqlite:///{tmp}/scale.sqlite"
+    engine = db_engine.create_engine(url)
+    gen = scale.generate(engine, 60, request.param)
+    yield gen, engine, url, tmp
+    engine.dispose()
+
+
+def test_scale_counts(generated):
+    gen, engine, *_ = generated
+    with engine.connect() as conn:
+        count = conn.execute(sa.select(sa.func.count()).select_from(t.resource_providers))
+        assert count.scalar() == gen.providers == 60
+        roots = conn.execute(sa.select(sa.func.count()).where(
+            t.resource_providers.c.parent_provider_id.is_(None))).scalar()
+        assert roots == gen.roots == (60 if gen.shape == "flat" else 20)
+        assert conn.execute(sa.select(sa.func.count()).select_from(t.consumers)).scalar() \
+            == gen.consumers
+        assert conn.execute(sa.select(sa.func.count()).select_from(t.allocations)).scalar() \
+            == gen.allocations
+        assert len(gen.aggregates) == scale.AGGREGATES
+
+
+def test_scale_usage_within_capacity(generated):
+    gen, engine, *_ = generated
+    a, i = t.allocations, t.inventories
+    used = sa.select(a.c.resource_provider_id, a.c.resource_class_id,
+                     sa.func.sum(a.c.used).label("used"), sa.func.max(a.c.used).label("most")
+                     ).group_by(a.c.resource_provider_id, a.c.resource_class_id).subquery()
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(used, i.c.total, i.c.reserved, i.c.allocation_ratio,
+                                      i.c.max_unit).outerjoin(i, sa.and_(
+                                          i.c.resource_provider_id == used.c.resource_provider_id,
+                                          i.c.resource_class_id == used.c.resource_class_id))
+                            ).all()
+    assert rows
+    capacity = used_total = 0.0
+    for r in rows:
+        assert r.total is not None, "allocation without inventory"
+        assert r.used <= (r.total - r.reserved) * r.allocation_ratio
+        assert r.most <= r.max_unit
+        capacity += (r.total - r.reserved) * r.allocation_ratio
+        used_total += r.used
+    assert 0.15 < used_total / capacity < 0.45
+
+
+def test_scale_generations(generated):
+    """A provider's generation counts the writes the API would have made."""
+    gen, engine, *_ = generated
+    rp = t.resource_providers
+    with engine.connect() as conn:
+        writers = dict(conn.execute(
+            sa.select(t.allocations.c.resource_provider_id,
+                      sa.func.count(sa.distinct(t.allocations.c.consumer_id)))
+            .group_by(t.allocations.c.resource_provider_id)).all())
+        with_traits = set(conn.execute(
+            sa.select(t.resource_provider_traits.c.resource_provider_id)).scalars())
+        with_aggs = set(conn.execute(
+            sa.select(t.resource_provider_aggregates.c.resource_provider_id)).scalars())
+        with_inv = set(conn.execute(sa.select(t.inventories.c.resource_provider_id)).scalars())
+        for row in conn.execute(sa.select(rp.c.id, rp.c.generation, rp.c.root_provider_id,
+                                          rp.c.parent_provider_id)):
+            expected = ((row.id in with_inv) + (row.id in with_traits) + (row.id in with_aggs)
+                        + writers.get(row.id, 0))
+            assert row.generation == expected, row
+            assert (row.parent_provider_id is None) == (row.root_provider_id == row.id)
+        assert set(conn.execute(sa.select(t.consumers.c.generation)).scalars()) == {1}
+        orphans = conn.execute(sa.select(sa.func.count()).select_from(t.allocations).where(
+            t.allocations.c.consumer_id.not_in(sa.select(t.consumers.c.uuid)))).scalar()
+        assert orphans == 0
+
+
+def test_scale_queries_through_the_app(generated):
+    gen, engine, url, tmp = generated
+    app = wsgi.create_app(make_conf(tmp, url), db_engine.Database(engine))
+    api = Api(app)
+    by_name = {q.name: q for q in scale.queries(gen)}
+    assert list(by_name) == ["limit=1000", "limit=10", "traits+member_of limit=1000",
+                             "providers?resources", "unlimited", "claim",
+                             "usages?project_id", "provider usages"]
+    answers = {}
+    for q in by_name.values():
+        path, body = (q.request() if q.request else
+                      (q.path + ("?" + urllib.parse.urlencode(q.params) if q.params else ""),
+                       None))
+        r = api.request(q.method, path, version=scenarios.VERSION, json=body)
+        assert 200 <= r.status_code < 300, (q.name, r.text)
+        answers[q.name] = r.json if r.body else None
+    unlimited = len(answers["unlimited"]["allocation_requests"])
+    assert unlimited >= gen.roots * 0.9  # almost every tree has room for the small request
+    assert len(answers["limit=10"]["allocation_requests"]) == 10
+    assert 0 < len(answers["traits+member_of limit=1000"]["allocation_requests"]) < unlimited
+    assert len(answers["providers?resources"]["resource_providers"]) > 0
+    assert answers["usages?project_id"]["usages"]["INSTANCE"]["VCPU"] > 0  # 1.38: by type
+    assert answers["provider usages"]["usages"]
+
+
+def test_scale_summary_checks():
+    def result(query, ms, rss):
+        return runner.Result("x", query, median_ms=ms, rss_peak_mb=rss)
+    rows = [("placer", "flat", 1000, result("limit=10", 10.0, 90.0)),
+            ("placer", "flat", 10000, result("limit=10", 20.0, 95.0)),
+            ("placer", "flat", 100000, result("limit=10", 25.0, 120.0))]
+    line = scale.summary(rows).splitlines()[-1]
+    assert "| 2.50 | 1.25 |" in line
+    assert "<30 ms PASS" in line and "growth<1.5x PASS" in line and "RSS+20MiB MISS" in line
+    rows.append(("reference", "flat", 1000, result("limit=10", 100.0, 90.0)))
+    assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
