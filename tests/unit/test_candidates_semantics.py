@@ -72,19 +72,19 @@ def test_before_1_29_one_provider_per_tree_and_summaries_are_providers_used():
     request = parse_query([("resources", "VCPU:1,DISK_GB:1")], (1, 28))
     found = list(search.find_candidates(request, snap))
     assert {frozenset(c.allocations()) for c in found} == {frozenset({w.uuid("cn3")})}
-    summary = search.summary_providers(found, snap, request.nested_aware)
+    summary = search.summary_providers(found, request.nested_aware)
     assert [p.name for p in summary] == ["cn3"]
 
     request = parse_query([("resources", "VCPU:1")], (1, 28))
     found = list(search.find_candidates(request, snap))
     assert len(found) == 5
-    summary = search.summary_providers(found, snap, request.nested_aware)
+    summary = search.summary_providers(found, request.nested_aware)
     assert [p.name for p in summary] == ["n0", "n1", "cn2", "cn3", "cpu"]
 
     request = parse_query([("resources", "VCPU:1,DISK_GB:1")], (1, 29))
     found = list(search.find_candidates(request, snap))
     assert len(found) == 4  # cn3 or cpu for VCPU, cn3 or disk for DISK_GB
-    summary = search.summary_providers(found, snap, request.nested_aware)
+    summary = search.summary_providers(found, request.nested_aware)
     assert [p.name for p in summary] == ["cn3", "disk", "cpu"]
 
 

@@ -94,7 +94,7 @@ def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot
             for anchor in anchors:
                 lists = by_anchor.get(anchor)
                 if lists is None:
-                    if not root_ok(anchor):
+                    if not (snapshot.may_anchor(anchor) and root_ok(anchor)):
                         continue
                     lists = by_anchor[anchor] = [[] for _ in range(count)]
                 lists[index].append(provider)

@@ -9,7 +9,7 @@ parent and root uuids from 1.29.
 from collections.abc import Iterable
 
 from placer.candidates.search import Candidate
-from placer.candidates.snapshot import Provider, Snapshot
+from placer.candidates.snapshot import Provider
 
 Version = tuple[int, int]
 
@@ -25,8 +25,9 @@ def allocation_request(candidate: Candidate, version: Version) -> dict:
     return body
 
 
-def provider_summary(provider: Provider, snapshot: Snapshot, requested: set[str],
+def provider_summary(provider: Provider, tree: dict[int, Provider], requested: set[str],
                      version: Version) -> dict:
+    """``tree``: provider id -> provider, holding its parent and root (from 1.29)."""
     every, used = version >= (1, 27), provider.usages
     summary: dict = {"resources": {
         rc: {"capacity": inv.capacity, "used": used.get(rc, 0)}
@@ -34,16 +35,20 @@ def provider_summary(provider: Provider, snapshot: Snapshot, requested: set[str]
     if version >= (1, 17):
         summary["traits"] = sorted(provider.traits)
     if version >= (1, 29):
-        parent = snapshot.providers.get(provider.parent_id) if provider.parent_id else None
+        parent = tree[provider.parent_id] if provider.parent_id is not None else None
         summary["parent_provider_uuid"] = parent.uuid if parent else None
-        summary["root_provider_uuid"] = snapshot.get(provider.root_id).uuid
+        summary["root_provider_uuid"] = tree[provider.root_id].uuid
     return summary
 
 
-def body(candidates: list[Candidate], summaries: Iterable[Provider], snapshot: Snapshot,
-         requested: set[str], version: Version) -> dict:
+def body(candidates: list[Candidate], summaries: Iterable[Provider], requested: set[str],
+         version: Version) -> dict:
+    """``summaries`` as search.summary_providers gives them: from 1.29 whole
+    trees, so every parent and root is among them."""
+    summaries = list(summaries)
+    by_id = {p.id: p for p in summaries}
     return {
         "allocation_requests": [allocation_request(c, version) for c in candidates],
-        "provider_summaries": {p.uuid: provider_summary(p, snapshot, requested, version)
+        "provider_summaries": {p.uuid: provider_summary(p, by_id, requested, version)
                                for p in summaries},
     }

@@ -25,7 +25,6 @@ Semantics (those of the reference, checked against it):
 - Before 1.29 a candidate may not use two different providers of one tree.
 """
 
-import itertools
 import random
 from collections.abc import Iterable, Iterator
 
@@ -39,14 +38,17 @@ _FROM_REQUEST = object()
 
 class Candidate:
     """One allocation candidate: the provider serving each slot of the layout.
-    ``anchor`` is the root of the tree the candidate was built around."""
+    ``anchor`` is the root of the tree the candidate was built around, in
+    ``snapshot`` (which holds the whole trees of its providers)."""
 
-    __slots__ = ("anchor", "layout", "providers")
+    __slots__ = ("anchor", "layout", "providers", "snapshot")
 
-    def __init__(self, anchor: Provider, layout: _domains.Layout, providers: list[Provider]):
+    def __init__(self, anchor: Provider, layout: _domains.Layout, providers: list[Provider],
+                 snapshot: Snapshot):
         self.anchor = anchor
         self.layout = layout
         self.providers = providers
+        self.snapshot = snapshot
 
     @property
     def groups(self) -> dict[str, list[tuple[Provider, dict[str, int]]]]:
@@ -108,26 +110,51 @@ def find_candidates(
     with it, anchors and each slot's providers are searched in random order
     (a random walk, not a uniform sample of the whole set).
     """
+    return stream_candidates(request, [snapshot], limit=limit, max_candidates=max_candidates,
+                             strategy=strategy, rng=rng)
+
+
+def stream_candidates(
+    request: CandidateRequest,
+    batches: Iterable[Snapshot],
+    *,
+    limit=_FROM_REQUEST,
+    max_candidates: int = -1,
+    strategy: str = "depth-first",
+    rng: random.Random | None = None,
+) -> Iterator[Candidate]:
+    """``find_candidates`` over snapshots taken one at a time, each answering
+    for its ``anchor_ids`` (consecutive runs of the anchors in answer order).
+
+    The answer is the one a single snapshot holding every batch would give:
+    anchors are met in the same order, breadth-first rounds span all batches
+    (the first round is taken while batches arrive, the next ones once they
+    are all in), and shared candidates are deduplicated across batches. The
+    next batch is taken only while the answer needs more.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"Strategy '{strategy}' not recognized")
     if limit is _FROM_REQUEST:
         limit = request.limit
     layout = _domains.Layout(request)
-    problems = _domains.build_problems(request, layout, snapshot)
-    if rng is not None:
-        rng.shuffle(problems)
-        for problem in problems:
-            for options in problem.options:
-                rng.shuffle(options)
-    plan = _solver.Plan(layout, request, snapshot)
-    streams = [_anchored(problem, plan, layout, snapshot) for problem in problems]
-    merged = itertools.chain.from_iterable(streams)
-    if strategy == "breadth-first":
-        merged = _round_robin(streams)
+    breadth_first = strategy == "breadth-first"
+
+    def in_order() -> Iterator[Candidate]:
+        held: list[Iterator[Candidate]] = []  # breadth-first: streams for the next rounds
+        for snapshot in batches:
+            for stream in _batch_streams(request, layout, snapshot, rng):
+                if not breadth_first:
+                    yield from stream
+                    continue
+                first = next(stream, None)  # this anchor's turn in the first round
+                if first is not None:
+                    held.append(stream)
+                    yield first
+        yield from _round_robin(held)
 
     emitted = 0
     shared_seen: set = set()
-    for candidate in merged:
+    for candidate in in_order():
         key = _shared_key(candidate)
         if key is not None:
             if key in shared_seen:
@@ -141,26 +168,39 @@ def find_candidates(
             return
 
 
-def summary_providers(
-    candidates: Iterable[Candidate], snapshot: Snapshot, nested_aware: bool = True
-) -> list[Provider]:
+def _batch_streams(request, layout, snapshot: Snapshot, rng) -> list[Iterator[Candidate]]:
+    """One lazy stream of candidates per viable anchor of the snapshot."""
+    problems = _domains.build_problems(request, layout, snapshot)
+    if rng is not None:
+        rng.shuffle(problems)
+        for problem in problems:
+            for options in problem.options:
+                rng.shuffle(options)
+    plan = _solver.Plan(layout, request, snapshot)
+    return [_anchored(problem, plan, layout, snapshot) for problem in problems]
+
+
+def summary_providers(candidates: Iterable[Candidate], nested_aware: bool = True) -> list[Provider]:
     """Providers for provider_summaries, by id: from 1.29 every provider of
     every tree giving resources to a candidate; before, only those providers."""
     giving: dict[int, Provider] = {}
+    trees: dict[int, Snapshot] = {}
     for candidate in candidates:
         providers = candidate.providers
         for i, _ in candidate.layout.giving:
-            giving[providers[i].id] = providers[i]
+            p = providers[i]
+            giving[p.id] = p
+            trees.setdefault(p.root_id, candidate.snapshot)
     if not nested_aware:
         return [giving[pid] for pid in sorted(giving)]
-    roots = {p.root_id for p in giving.values()}
-    return sorted((p for root in roots for p in snapshot.tree(root)), key=lambda p: p.id)
+    return sorted((p for root, snap in trees.items() for p in snap.tree(root)),
+                  key=lambda p: p.id)
 
 
 def _anchored(problem, plan, layout, snapshot) -> Iterator[Candidate]:
     anchor = snapshot.get(problem.anchor)
     for providers in plan.assignments(problem):
-        yield Candidate(anchor, layout, providers)
+        yield Candidate(anchor, layout, providers, snapshot)
 
 
 def _shared_key(candidate: Candidate):
@@ -177,6 +217,7 @@ def _shared_key(candidate: Candidate):
 
 
 def _round_robin(streams: list[Iterator[Candidate]]) -> Iterator[Candidate]:
+    """The rounds after the first: one candidate from each stream in turn."""
     active = list(streams)
     while active:
         still = []

@@ -1,17 +1,22 @@
 """The in-memory picture of providers that the candidate search works on.
 
 The database loader fills these plain objects; the engine never queries
-anything else. What the loader must include, for exact answers:
+anything else. What a snapshot must include, for exact answers about the
+roots it answers for (all its roots, or its ``anchor_ids``):
 
-- every provider with inventory of a requested class, with its whole tree
-  (provider summaries list whole trees, and tree rules need parents);
+- every provider with inventory of a requested class in those trees, with
+  its whole tree (provider summaries list whole trees, and tree rules need
+  parents);
 - every sharing provider (trait MISC_SHARES_VIA_AGGREGATE) with inventory of
-  a requested class, and every provider sharing an aggregate with one of
-  them, with its root (those roots are the trees it serves);
-- the provider named by each ``in_tree`` (if it exists);
+  a requested class, with its tree, and every provider of those trees
+  sharing an aggregate with one of them (those are the trees it serves);
+- the provider named by each ``in_tree`` (if it exists), with its tree;
+- with a resourceless group, every sharing provider that serves those trees
+  and whose own tree is one of the above;
 - for each provider: all its traits, aggregates, inventories and usages.
 
-Extra providers do no harm; they only cost time.
+Other trees do no harm as long as they hold no sharing provider; they only
+cost time.
 """
 
 from collections.abc import Iterable, Mapping
@@ -87,9 +92,17 @@ class Provider:
 class Snapshot:
     """Providers plus the derived indexes the engine needs (computed once)."""
 
-    def __init__(self, providers: Iterable[Provider]):
+    def __init__(self, providers: Iterable[Provider], anchor_ids: Iterable[int] | None = None):
         self.providers: dict[int, Provider] = {p.id: p for p in sorted(providers, key=_by_id)}
         self.by_uuid: dict[str, Provider] = {p.uuid: p for p in self.providers.values()}
+        # The roots this snapshot answers for (None: all). A batch of the
+        # database's walk holds other trees too, only to serve these ones:
+        # sharing providers and in_tree targets.
+        self.anchor_ids: frozenset[int] | None = (
+            None if anchor_ids is None else frozenset(anchor_ids))
+
+    def may_anchor(self, root_id: int) -> bool:
+        return self.anchor_ids is None or root_id in self.anchor_ids
 
     def __len__(self) -> int:
         return len(self.providers)

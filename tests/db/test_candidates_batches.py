@@ -1,0 +1,142 @@
+"""The database's batched walk gives exactly the answer of one whole snapshot.
+
+Random worlds (tests/helpers/worlds.py) are written to each backend, then
+every query is answered twice: as before batching (the whole snapshot the
+loader used to read, searched at once) and through ``db.candidates.find``
+with batches of one or two roots, so that limits fall inside trees, sharing
+providers serve roots of different batches and breadth-first rounds span
+batches. Candidates, their order and the provider summaries must be equal.
+"""
+
+import dataclasses
+import os
+import random
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from placer.candidates import search
+from placer.db import candidates as db_candidates
+from placer.db import tables as t
+from tests.helpers.worlds import AGGS, TRAITS, engine_key, queries, worlds
+
+# PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz
+SETTINGS = settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "60")),
+                    deadline=None, derandomize=os.environ.get("PLACER_FUZZ_RANDOM") != "1",
+                    suppress_health_check=[HealthCheck.filter_too_much,
+                                           HealthCheck.function_scoped_fixture])
+
+
+def _clear(conn) -> None:
+    for table in (t.allocations, t.inventories, t.resource_provider_traits,
+                  t.resource_provider_aggregates, t.placement_aggregates):
+        conn.execute(table.delete())
+    # MySQL checks the self-references row by row: detach them first
+    conn.execute(t.resource_providers.update().values(parent_provider_id=None,
+                                                      root_provider_id=None))
+    conn.execute(t.resource_providers.delete())
+
+
+def _store(conn, snap) -> None:
+    """Write a world's providers, with their ids, to the database."""
+    _clear(conn)
+    have = set(conn.execute(sa.select(t.traits.c.name)).scalars())
+    new = [{"name": name} for name in TRAITS if name not in have]
+    if new:
+        conn.execute(t.traits.insert(), new)
+    trait_ids = dict(conn.execute(sa.select(t.traits.c.name, t.traits.c.id)).all())
+    conn.execute(t.placement_aggregates.insert(),
+                 [{"id": i, "uuid": u} for i, u in enumerate(AGGS, 1)])
+    agg_ids = {u: i for i, u in enumerate(AGGS, 1)}
+    class_ids = dict(conn.execute(sa.select(t.resource_classes.c.name,
+                                            t.resource_classes.c.id)).all())
+    for p in snap.providers.values():  # parents first: their ids are smaller
+        conn.execute(t.resource_providers.insert().values(
+            id=p.id, uuid=p.uuid, name=p.name, generation=p.generation,
+            parent_provider_id=p.parent_id, root_provider_id=p.root_id))
+    rows = [dict(resource_provider_id=p.id, resource_class_id=class_ids[rc], total=inv.total,
+                 reserved=inv.reserved, min_unit=inv.min_unit, max_unit=inv.max_unit,
+                 step_size=inv.step_size, allocation_ratio=inv.allocation_ratio)
+            for p in snap.providers.values() for rc, inv in p.inventories.items()]
+    if rows:
+        conn.execute(t.inventories.insert(), rows)
+    rows = [dict(resource_provider_id=p.id, resource_class_id=class_ids[rc], used=used,
+                 consumer_id=str(uuid.uuid4()))
+            for p in snap.providers.values() for rc, used in p.usages.items()]
+    if rows:
+        conn.execute(t.allocations.insert(), rows)
+    rows = [dict(resource_provider_id=p.id, trait_id=trait_ids[name])
+            for p in snap.providers.values() for name in p.traits]
+    if rows:
+        conn.execute(t.resource_provider_traits.insert(), rows)
+    rows = [dict(resource_provider_id=p.id, aggregate_id=agg_ids[u])
+            for p in snap.providers.values() for u in p.aggregates]
+    if rows:
+        conn.execute(t.resource_provider_aggregates.insert(), rows)
+
+
+def _key(candidate):
+    return (candidate.anchor.uuid, candidate.allocations(), candidate.mappings())
+
+
+def _whole(conn, request, **options):
+    """The answer as it was before batching: one snapshot of every tree."""
+    rc_ids = list(conn.execute(sa.select(t.resource_classes.c.id).where(
+        t.resource_classes.c.name.in_(request.resource_classes()))).scalars())
+    snap = db_candidates.full_snapshot(conn, request, rc_ids)
+    found = list(search.find_candidates(request, snap, **options))
+    return found, search.summary_providers(found, request.nested_aware)
+
+
+@pytest.fixture(scope="module")
+def store(migrated_db):
+    yield migrated_db
+    migrated_db.write(_clear)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_batches_answer_as_one_snapshot(store, data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    request = dataclasses.replace(request, limit=data.draw(st.sampled_from([None, 1, 2, 3])))
+    strategy = data.draw(st.sampled_from(search.STRATEGIES))
+    max_candidates = data.draw(st.sampled_from([-1, -1, 1, 4]))
+    batch = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 3)]))
+    store.write(_store, snap)
+
+    def both(conn):
+        expected = _whole(conn, request, strategy=strategy, max_candidates=max_candidates)
+        got = db_candidates.find(conn, request, strategy=strategy,
+                                 max_candidates=max_candidates, batch=batch)
+        return expected, got
+
+    (expected, expected_summary), (got, got_summary) = store.read(both)
+    assert [_key(c) for c in got] == [_key(c) for c in expected]
+    assert [p.uuid for p in got_summary] == [p.uuid for p in expected_summary]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_random_batches_give_valid_candidates(store, data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    limit = data.draw(st.integers(1, 4))
+    store.write(_store, snap)
+
+    def both(conn):
+        everything, _ = _whole(conn, request, limit=None)
+        got, _ = db_candidates.find(conn, dataclasses.replace(request, limit=limit),
+                                    rng=random.Random(data.draw(st.integers(0, 9))),
+                                    batch=(1, 2))
+        return everything, got
+
+    everything, got = store.read(both)
+    every = {engine_key(c) for c in everything}
+    found = [engine_key(c) for c in got]
+    assert len(found) == len(set(found)) == min(limit, len(every))
+    assert set(found) <= every
+
