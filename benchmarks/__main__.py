@@ -42,6 +42,7 @@ same database with the reference implementation installed in VENV
 """
 
 import argparse
+import http.client
 import os
 import sys
 import time
@@ -136,7 +137,6 @@ def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
     """Generate, serve and time each shape at each size; (server, shape,
     size, result) per query."""
     rows = []
-    only = set(args.only.split(",")) if args.only else None
     shapes = scale.SHAPES if args.shape == "all" else (args.shape,)
     for shape in shapes:
         for size in args.sizes:
@@ -155,20 +155,29 @@ def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
                 for label, venv, repeat in servers:
                     with Server(args.workers, args.max_candidates, connection=url,
                                 reference=venv) as server:
-                        proc = Proc(server.proc.pid) if proc_available() else None
-                        client = loader.Client(server.url)
-                        queries = scale.with_targets(scale.queries(gen), shape, size)
-                        name = f"{label} {shape} {size}"
-                        scenario = scenarios.Scenario(name, [], {}, queries)
-                        for query in queries:
-                            if only is not None and query.name not in only:
-                                continue
-                            result = runner.run_query(client, scenario, query, repeat, proc,
-                                                      args.max_candidates)
-                            rows.append((label, shape, size, result))
-                            print(runner.markdown([result]).splitlines()[-1], file=sys.stderr,
-                                  flush=True)
+                        rows += [(label, shape, size, r) for r in _time_scale(
+                            args, server, f"{label} {shape} {size}",
+                            scale.with_targets(scale.queries(gen), shape, size), repeat)]
     return rows
+
+
+def _time_scale(args, server: Server, name: str, queries, repeat: int) -> list[runner.Result]:
+    proc = Proc(server.proc.pid) if proc_available() else None
+    client = loader.Client(server.url)
+    scenario = scenarios.Scenario(name, [], {}, queries)
+    only = set(args.only.split(",")) if args.only else None
+    results = []
+    for query in queries:
+        if only is not None and query.name not in only:
+            continue
+        try:
+            result = runner.run_query(client, scenario, query, repeat, proc, args.max_candidates)
+        except (loader.HTTPError, OSError, http.client.HTTPException) as exc:
+            # e.g. a worker killed by its timeout: the other queries still run
+            result = runner.Result(name, query.name, note=f"failed: {exc}"[:200])
+        results.append(result)
+        print(runner.markdown([result]).splitlines()[-1], file=sys.stderr, flush=True)
+    return results
 
 
 def main_scale(args) -> int:

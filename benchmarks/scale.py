@@ -336,17 +336,18 @@ def with_targets(qs: list[Query], shape: str, size: int) -> list[Query]:
 # -- the summary ------------------------------------------------------------
 
 def summary(rows: list[tuple[str, str, int, object]]) -> str:
-    """Markdown: per server, shape and query, the median at each size, the
-    slopes, the peak worker RSS at the extreme sizes and the verdicts.
-    ``rows`` are (server, shape, size, runner.Result)."""
+    """Markdown: per server, shape and query, the median latency (and the
+    server's CPU time per request) at each size, the slopes of both, the peak
+    worker RSS at the extreme sizes and the verdicts. CPU time is what to
+    read on a busy machine. ``rows`` are (server, shape, size, runner.Result)."""
     sizes = sorted({size for _, _, size, _ in rows})
     by_key = {(srv, shape, size, r.query): r for srv, shape, size, r in rows}
     lines = []
-    head = ["server", "shape", "query", *(f"{_k(s)} ms" for s in sizes)]
+    head = ["server", "shape", "query", *(f"{_k(s)} ms (CPU)" for s in sizes)]
     if len(sizes) > 1:
-        head += [f"{_k(sizes[-1])}/{_k(sizes[0])}"]
+        head += [f"{_k(sizes[-1])}/{_k(sizes[0])} (CPU)"]
     if len(sizes) > 2:
-        head += [f"{_k(sizes[-1])}/{_k(sizes[-2])}"]
+        head += [f"{_k(sizes[-1])}/{_k(sizes[-2])} (CPU)"]
     rss = [sizes[0], sizes[-1]] if len(sizes) > 1 else sizes
     head += [*(f"RSS {_k(s)} MiB" for s in rss), "checks"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -357,16 +358,23 @@ def summary(rows: list[tuple[str, str, int, object]]) -> str:
     for srv, shape, name in seen:
         res = [by_key.get((srv, shape, s, name)) for s in sizes]
         med = [r.median_ms if r else None for r in res]
-        cells = [srv, shape, name, *(_f(m, 1) for m in med)]
+        cpu = [r.cpu_ms if r else None for r in res]
+        cells = [srv, shape, name, *(_pair(m, c, 1, 0) for m, c in zip(med, cpu, strict=True))]
         if len(sizes) > 1:
-            cells.append(_f(_ratio(med[-1], med[0]), 2))
+            cells.append(_pair(_ratio(med[-1], med[0]), _ratio(cpu[-1], cpu[0]), 2, 2))
         if len(sizes) > 2:
-            cells.append(_f(_ratio(med[-1], med[-2]), 2))
+            cells.append(_pair(_ratio(med[-1], med[-2]), _ratio(cpu[-1], cpu[-2]), 2, 2))
         ends = [res[0], res[-1]] if len(sizes) > 1 else res
         cells += [_f(r.rss_peak_mb if r else None, 0) for r in ends]
         cells.append(", ".join(_checks(shape, sizes, name, res)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _pair(value, cpu, digits: int, cpu_digits: int) -> str:
+    if value is None:
+        return ""
+    return _f(value, digits) + ("" if cpu is None else f" ({_f(cpu, cpu_digits)})")
 
 
 def _checks(shape: str, sizes: list[int], name: str, res: list) -> list[str]:

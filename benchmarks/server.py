@@ -8,6 +8,7 @@ gunicorn), served by that venv's gunicorn on the same configuration; nothing
 of it is imported here.
 """
 
+import functools
 import os
 import shutil
 import socket
@@ -29,6 +30,7 @@ sync_on_startup = {sync}
 [placement]
 max_allocation_candidates = {max_candidates}
 """
+TIMEOUT = 600  # seconds a worker may spend on one request (gunicorn's default: 30)
 
 
 class Server:
@@ -54,13 +56,20 @@ class Server:
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__
         if self.reference:
             command = [_reference_gunicorn(self.reference), "--bind", f"127.0.0.1:{port}",
-                       "--workers", str(self.workers), "--timeout", "600",
+                       "--workers", str(self.workers), "--timeout", str(TIMEOUT),
                        "placement.wsgi.api:application"]
             env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
-        else:
+        elif _accepts_timeout(_executable()):
             command = [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
-                       "--workers", str(self.workers)]
+                       "--workers", str(self.workers), "--timeout", str(TIMEOUT)]
             env = None
+        else:
+            # a placement-api without --timeout: gunicorn's 30 s would kill a
+            # worker on a slow query, so serve the same WSGI app with gunicorn
+            gunicorn = Path(_executable()).parent / "gunicorn"
+            command = [str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers",
+                       str(self.workers), "--timeout", str(TIMEOUT), "placer.wsgi:application"]
+            env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
                                      env=env)
         try:
@@ -152,6 +161,12 @@ def _executable() -> str:
     if not found:
         raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
     return found
+
+
+@functools.cache
+def _accepts_timeout(executable: str) -> bool:
+    help_text = subprocess.run([executable, "--help"], capture_output=True, text=True).stdout
+    return "--timeout" in help_text
 
 
 def _reference_gunicorn(venv: str) -> str:

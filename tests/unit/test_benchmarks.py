@@ -222,7 +222,7 @@ def test_scale_summary_checks():
             ("placer", "flat", 10000, result("limit=10", 20.0, 95.0)),
             ("placer", "flat", 100000, result("limit=10", 25.0, 120.0))]
     line = scale.summary(rows).splitlines()[-1]
-    assert "| 2.50 | 1.25 |" in line
+    assert "| 10.0 | 20.0 | 25.0 | 2.50 | 1.25 |" in line
     assert "<30 ms PASS" in line and "growth<1.5x PASS" in line and "RSS+20MiB MISS" in line
     rows.append(("reference", "flat", 1000, result("limit=10", 100.0, 90.0)))
     assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
