@@ -32,7 +32,7 @@ import pytest
 import sqlalchemy as sa
 
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import migration
 from placer.db import tables as t
 from tests import factories
 from tests.conftest import IN_CI, make_conf
@@ -80,11 +80,11 @@ def engine_on(node: galera.Node, tmp_path, sync_wait: int | None = SYNC_WAIT) ->
 
 @pytest.fixture(scope="module")
 def migrated(cluster, tmp_path_factory):
-    """The schema and standard names, written once through node 1."""
+    """The schema, migrated once through node 1 (as ``placement-manage db sync``);
+    the standard classes and traits are left to the servers' start-up."""
     engine = engine_on(cluster.nodes[0], tmp_path_factory.mktemp("migrate"))
     try:
         migration.upgrade(engine)
-        db_engine.Database(engine).write(sync.sync_standard_names)
     finally:
         engine.dispose()
     return cluster
@@ -110,7 +110,9 @@ class Server(stress.Server):
 
 @pytest.fixture(scope="module")
 def servers(migrated, tmp_path_factory):
-    """One placement-api per node."""
+    """One placement-api per node, started at once: their workers insert the
+    missing standard classes and traits concurrently through different nodes,
+    so Galera refuses some of those transactions at commit (retried)."""
     started = []
     try:
         for node in migrated.nodes:
