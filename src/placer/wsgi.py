@@ -1,8 +1,12 @@
 """Application factory, and ``application`` for uwsgi, mod_wsgi and gunicorn.
 
-``application`` is built on first access from the configuration the reference
-would read: ``OS_PLACEMENT_CONFIG_DIR``/placement.conf, else oslo.config's
-default locations (/etc/placement/placement.conf ...).
+``application`` is a plain function (WSGI servers look it up in the module's
+namespace) that builds the app on its first call in each process, from the
+configuration the reference would read: ``OS_PLACEMENT_CONFIG_DIR``/placement.conf,
+else oslo.config's default locations (/etc/placement/placement.conf ...).
+Building it there rather than at import keeps database connections out of a
+pre-forking server's master, and a build that fails (database away) is tried
+again on the next request instead of leaving the process unable to serve.
 """
 
 import gc
@@ -12,23 +16,32 @@ import threading
 from oslo_log import log as oslo_log
 
 from placer import conf as placer_conf
-from placer import policy
+from placer import exceptions, policy
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.http import app as http_app
+from placer.http import errors
 from placer.routes import ROUTES
 
 LOG = logging.getLogger(__name__)
 
 
-def open_database(conf) -> db_engine.Database:
-    """Connect, migrate if asked to, and sync the standard classes and traits."""
-    engine = db_engine.create_engine(conf.placement_database.connection,
-                                     conf.placement_database)
-    if conf.placement_database.sync_on_startup:
-        migration.upgrade(engine)
-    db = db_engine.Database(engine)
-    db.write(sync.sync_standard_names)
+def open_database(conf, sync_names: bool = True) -> db_engine.Database:
+    """Connect (retrying as ``[placement_database] max_retries`` and
+    ``retry_interval`` say), migrate if asked to, and sync the standard
+    classes and traits unless ``sync_names`` is false."""
+    db_conf = conf.placement_database
+    engine = db_engine.create_engine(db_conf.connection, db_conf)
+    try:
+        db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
+        if db_conf.sync_on_startup:
+            migration.upgrade(engine)
+        db = db_engine.Database(engine)
+        if sync_names:
+            db.write(sync.sync_standard_names)
+    except BaseException:
+        engine.dispose()
+        raise
     return db
 
 
@@ -62,11 +75,15 @@ _lock = threading.Lock()
 _application = None
 
 
-def __getattr__(name: str):
+def application(environ, start_response):
+    """The WSGI entry point: the app for the configuration found at first call."""
     global _application
-    if name != "application":
-        raise AttributeError(name)
-    with _lock:
-        if _application is None:
-            _application = init_application()
-    return _application
+    if _application is None:
+        with _lock:
+            if _application is None:
+                try:
+                    _application = init_application()
+                except exceptions.DatabaseUnavailable as exc:
+                    err = errors.render(environ, exc.status, exc.detail, None, exc.headers)
+                    return err(environ, start_response)
+    return _application(environ, start_response)

@@ -6,6 +6,7 @@ import sys
 from gunicorn.app.base import BaseApplication
 
 from placer import conf as placer_conf
+from placer import exceptions
 
 
 class _Server(BaseApplication):
@@ -30,6 +31,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config-dir", action="append", default=[])
     parser.add_argument("--bind", default="127.0.0.1:8778", help="HOST:PORT to listen on")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--timeout", type=int, default=30,
+                        help="seconds a worker may spend on one request before it is "
+                             "killed and restarted (gunicorn's worker timeout)")
+    parser.add_argument("--worker-class", default="sync",
+                        help="gunicorn worker class: sync (one request at a time per "
+                             "worker) or gthread (a thread per connection, see --threads)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per worker; more than 1 selects the gthread worker, "
+                             "so slow clients do not hold a whole worker")
     args = parser.parse_args(argv)
 
     oslo_args = [a for f in args.config_file for a in ("--config-file", f)]
@@ -42,27 +52,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"placement-api: configuration error: {exc}", file=sys.stderr)
         return 1
 
+    from oslo_log import log as oslo_log
+
+    from placer import wsgi
+    from placer.db import engine
+
+    oslo_log.setup(conf, "placement")  # the workers inherit it
+    try:
+        # Connect (with the configured retries), migrate if asked to and sync
+        # the standard names once, here, before any worker exists: workers
+        # then need no database to boot, so one respawned while the database
+        # is away starts anyway and serves when it is back.
+        wsgi.open_database(conf).dispose()
+    except exceptions.DatabaseUnavailable:
+        print("placement-api: the database cannot be reached", file=sys.stderr)
+        return 1
+
     def factory():
-        from oslo_log import log as oslo_log
-
-        from placer import wsgi
-
-        oslo_log.setup(conf, "placement")
-        app = wsgi.create_app(conf)
+        db = engine.Database(engine.create_engine(conf.placement_database.connection,
+                                                  conf.placement_database))
+        app = wsgi.create_app(conf, db)
         wsgi.tune_gc()  # in the worker: preload_app is off
         return app
 
-    if conf.placement_database.sync_on_startup:
-        # Migrate once in the master, not racing in every worker.
-        from placer.db import engine, migration
-
-        eng = engine.create_engine(conf.placement_database.connection,
-                                   conf.placement_database)
-        migration.upgrade(eng)
-        eng.dispose()
     # gunicorn's control socket is one per user by default: servers would share it
-    _Server(factory, {"bind": args.bind, "workers": args.workers, "accesslog": None,
-                      "preload_app": False, "control_socket_disable": True}).run()
+    _Server(factory, {"bind": args.bind, "workers": args.workers, "timeout": args.timeout,
+                      "worker_class": args.worker_class, "threads": args.threads,
+                      "accesslog": None, "preload_app": False,
+                      "control_socket_disable": True}).run()
     return 0
 
 

@@ -112,7 +112,7 @@ def wait_for_connection(engine: Engine, max_retries: int, retry_interval: float)
     """Connect once to check the database is there, as oslo.db does at start-up
     for ``[placement_database] max_retries`` and ``retry_interval``: up to
     ``max_retries`` attempts (-1: until it answers; 0: no check), a warning
-    per failed attempt, then the last error."""
+    per failed attempt, then ``DatabaseUnavailable``."""
     attempt = 0
     while max_retries:
         attempt += 1
@@ -125,7 +125,7 @@ def wait_for_connection(engine: Engine, max_retries: int, retry_interval: float)
             LOG.warning("SQL connection failed (attempt %d, %s attempts left): %s",
                         attempt, left, str(exc.orig or exc).strip())
             if max_retries > 0 and attempt >= max_retries:
-                raise
+                raise exceptions.DatabaseUnavailable() from exc
             time.sleep(retry_interval)
 
 

@@ -1,0 +1,197 @@
+"""A real multi-worker ``placement-api`` starts, and keeps serving, whatever
+state the database is in: fresh, missing standard names, away when a worker
+is respawned, away when the server starts.
+
+Before serving, the master connects (retrying as configured), migrates if
+asked and syncs the standard names; workers need no database to boot, so a
+worker respawned during an outage boots, answers 503 meanwhile, and serves
+once the database is back.
+"""
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import os_traits
+import pytest
+
+from placer.db import engine as db_engine
+from placer.db import migration, sync
+from placer.db.tables import traits
+from tests.conftest import ThrowAwayDatabase
+from tests.faults import Outage
+
+pytestmark = pytest.mark.stress
+
+TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
+
+
+class Server:
+    """placement-api in its own process group, on a loopback port the OS picks."""
+
+    def __init__(self, tmp_path, url: str, workers: int, **database):
+        conf = tmp_path / "placement.conf"
+        conf.write_text("[api]\nauth_strategy = noauth2\n[placement_database]\n"
+                        f"connection = {url}\n"
+                        + "".join(f"{k} = {v}\n" for k, v in database.items()))
+        self.log_path = tmp_path / "placement-api.log"
+        self.port: int | None = None
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "placer.cli.api", "--config-file", str(conf),
+                 "--bind", "127.0.0.1:0", "--workers", str(workers)],
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def excerpt(self) -> str:
+        """The log without the one-line-per-request noise."""
+        lines = [line for line in self.log().splitlines() if "placer.requestlog" not in line]
+        return "\n".join(lines[-150:])
+
+    def wait_for(self, what: str, check) -> None:
+        """Until ``check()`` is true; fails if the server exits meanwhile."""
+        deadline = time.monotonic() + TIME_LIMIT
+        while not check():
+            if self.proc.poll() is not None:
+                pytest.fail(f"placement-api exited with {self.proc.returncode} "
+                            f"waiting for {what}:\n{self.excerpt()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} in {TIME_LIMIT}s:\n{self.excerpt()}")
+            time.sleep(0.1)
+
+    def request(self, path: str) -> tuple[int, http.client.HTTPMessage, dict] | None:
+        """(status, headers, body), or None when nothing answers."""
+        if self.port is None:
+            found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", self.log())
+            if not found:
+                return None
+            self.port = int(found.group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            conn.request("GET", path, headers={"X-Auth-Token": "admin",
+                                               "OpenStack-API-Version": "placement 1.39"})
+            resp = conn.getresponse()
+            return resp.status, resp.headers, json.loads(resp.read() or b"{}")
+        except OSError:
+            return None
+        finally:
+            conn.close()
+
+    def status(self, path: str) -> int | None:
+        answer = self.request(path)
+        return answer and answer[0]
+
+    def workers(self) -> list[int]:
+        return [int(p) for p in re.findall(r"Booting worker with pid: (\d+)", self.log())]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()  # gunicorn's master stops its workers
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)  # our own process group only
+                self.proc.wait()
+
+
+@pytest.fixture
+def server():
+    started = []
+
+    def start(*args, **kwargs) -> Server:
+        started.append(Server(*args, **kwargs))
+        return started[-1]
+
+    yield start
+    for s in started:
+        s.stop()
+
+
+@pytest.fixture
+def outage(backend, tmp_path):
+    o = Outage(backend, tmp_path)
+    yield o
+    o.close()
+
+
+def _all_traits(server: Server) -> list[str]:
+    status, _, body = server.request("/traits")
+    assert status == 200, body
+    return sorted(body["traits"])
+
+
+@pytest.mark.parametrize("start_from", ["empty", "names_missing"])
+def test_four_workers_start_on_a_fresh_or_upgraded_database(backend, tmp_path, server,
+                                                            start_from):
+    throw_away = ThrowAwayDatabase(backend, tmp_path)
+    try:
+        if start_from == "names_missing":  # as after an os-traits upgrade
+            engine = db_engine.create_engine(throw_away.url)
+            migration.upgrade(engine)
+            db_engine.Database(engine).write(sync.sync_standard_names)
+            with engine.begin() as conn:
+                conn.execute(traits.delete().where(traits.c.name.like("COMPUTE\\_%",
+                                                                      escape="\\")))
+            engine.dispose()
+        s = server(tmp_path, throw_away.url, 4, sync_on_startup=True)
+        s.wait_for("answer", lambda: s.status("/") == 200)
+        assert _all_traits(s) == sorted(os_traits.get_traits())
+        assert "Worker failed to boot" not in s.log()
+        s.stop()
+        assert s.proc.returncode == 0, s.excerpt()
+    finally:
+        throw_away.drop()
+
+
+def test_worker_respawned_while_the_database_is_away(outage, tmp_path, server):
+    s = server(tmp_path, outage.url, 1, sync_on_startup=True)
+    s.wait_for("answer", lambda: s.status("/resource_providers") == 200)
+    [first] = s.workers()
+
+    outage.cut()
+    os.kill(first, signal.SIGKILL)
+    s.wait_for("a new worker", lambda: len(s.workers()) == 2)
+    # GET / needs no database: the new worker booted and serves
+    s.wait_for("answer from the new worker", lambda: s.status("/") == 200)
+    status, headers, body = s.request("/resource_providers")
+    assert status == 503, body
+    assert headers["Retry-After"] == "1"
+    assert "The database is unavailable" in body["errors"][0]["detail"]
+
+    outage.restore()
+    assert s.status("/resource_providers") == 200
+    assert s.proc.poll() is None
+
+
+def test_server_waits_for_the_database_at_start(outage, tmp_path, server):
+    """[placement_database] max_retries = -1: retry, a warning each time, forever."""
+    outage.cut()
+    s = server(tmp_path, outage.url, 2, sync_on_startup=True, max_retries=-1,
+               retry_interval=1)
+    s.wait_for("two failed attempts", lambda: s.log().count("SQL connection failed") >= 2)
+    assert s.status("/") is None  # not serving: the workers are not forked yet
+
+    outage.restore()
+    s.wait_for("answer", lambda: s.status("/resource_providers") == 200)
+    assert _all_traits(s) == sorted(os_traits.get_traits())
+
+
+def test_server_gives_up_after_max_retries(outage, tmp_path):
+    outage.cut()
+    s = Server(tmp_path, outage.url, 2, max_retries=2, retry_interval=0)
+    try:
+        s.proc.wait(timeout=TIME_LIMIT)
+    finally:
+        s.stop()
+    assert s.proc.returncode == 1
+    log = s.log()
+    assert log.count("SQL connection failed") == 2, log
+    assert "placement-api: the database cannot be reached" in log
+    assert "Booting worker" not in log
