@@ -9,8 +9,11 @@ import os
 
 from oslo_config import cfg
 from oslo_log import log as oslo_log
-from oslo_middleware import cors, http_proxy_to_wsgi
+from oslo_middleware import cors, http_proxy_to_wsgi, sizelimit
+from oslo_middleware.healthcheck import opts as healthcheck_opts
 from oslo_policy import opts as policy_opts
+
+from placer.http import bodylimit
 
 DEFAULT_CONSUMER_MISSING_ID = "00000000-0000-0000-0000-000000000000"
 
@@ -91,12 +94,30 @@ GROUPS = {
 }
 
 
+def set_middleware_defaults() -> None:
+    """oslo.middleware defaults for Placement: CORS lets browsers send and read
+    the headers the API uses (the reference's lists), and the body size limit
+    admits any real Placement request (see placer.http.bodylimit)."""
+    cors.set_defaults(
+        allow_headers=["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
+                       "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
+                       "OpenStack-API-Version"],
+        expose_headers=["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
+                        "X-Service-Token", "OpenStack-API-Version"],
+        allow_methods=["GET", "PUT", "POST", "DELETE", "PATCH"])
+    cfg.set_defaults(sizelimit.OPTS, max_request_body_size=bodylimit.DEFAULT_MAX_BODY)
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
+    set_middleware_defaults()
     conf.register_opts(_default_opts)
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=group)
     conf.register_opts(cors.CORS_OPTS, "cors")
     conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
+    conf.register_opts(sizelimit.OPTS, "oslo_middleware")
+    conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, "healthcheck")
+    conf.register_opts(healthcheck_opts.DISABLE_BY_FILE_OPTS, "healthcheck")
     policy_opts.set_defaults(conf, "policy.yaml")
     oslo_log.register_options(conf)
 

@@ -16,10 +16,10 @@ from placer.db.tables import resource_provider_traits as rp_trait_t
 from placer.db.tables import traits as trait_t
 from placer.model import names
 
-# A startswith: prefix goes into LIKE as the reference puts it there: `%` and
-# `_` stay wildcards and letters match either case (SQLite and MySQL LIKE).
-# Anything else cannot begin a trait name, so it matches nothing.
-_LIKE_PREFIX = re.compile(r"[A-Za-z0-9_%]*")
+# A startswith: prefix is matched literally (the reference passes `%` and `_`
+# to LIKE as wildcards, so `startswith:%` listed every trait); letters match
+# either case. Anything else cannot begin a trait name, so it matches nothing.
+_LIKE_PREFIX = re.compile(r"[A-Za-z0-9_]*")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,7 +78,7 @@ def list_traits(conn: Connection, name_in: list[str] | None = None,
     if prefix is not None:
         if not _LIKE_PREFIX.fullmatch(prefix):
             return []
-        stmt = stmt.where(trait_t.c.name.like(prefix.upper() + "%"))
+        stmt = stmt.where(trait_t.c.name.startswith(prefix.upper(), autoescape=True))
     if associated is not None:
         used = sa.exists().where(rp_trait_t.c.trait_id == trait_t.c.id)
         stmt = stmt.where(used if associated else ~used)

@@ -7,7 +7,7 @@ import sqlalchemy.exc
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
-from placer.http import auth, errors, microversion, requestlog, routing
+from placer.http import auth, bodylimit, errors, microversion, requestlog, routing
 
 LOG = logging.getLogger(__name__)
 
@@ -92,6 +92,7 @@ def wrap(app, conf):
         app = auth.Keystone(app, conf)
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
+    app = bodylimit.BodySizeLimit(app, conf)
     app = requestlog.RequestLog(app)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app

@@ -1,6 +1,7 @@
 """Content negotiation the reference enforces: JSON in, JSON out."""
 
 import json
+from collections import deque
 
 import falcon
 import jsonschema
@@ -11,6 +12,14 @@ from placer import exceptions
 
 JSON = "application/json"
 _FORMAT_CHECKER = jsonschema.FormatChecker()
+
+# Placement documents nest six levels at most; far deeper input is refused
+# before the validator (which recurses) or a handler walks it.
+MAX_DEPTH = 64
+# Chunked bodies are read in slices, so the size limiter stops an endless one.
+_READ_SLICE = 64 * 1024
+# Schema errors echo the offending value; longer ones are cut to this length.
+ECHO_LIMIT = 1000
 
 
 @_FORMAT_CHECKER.checks("uuid")
@@ -62,16 +71,103 @@ def check(req: falcon.Request, handler) -> None:
 
 def json_body(req: falcon.Request, validator: jsonschema.protocols.Validator | None = None):
     """The request body as JSON, validated: 400 naming the problem otherwise."""
-    raw = req.bounded_stream.read()
+    raw = _read(req)
     try:
         data = json.loads(raw)
     except ValueError as exc:
         raise exceptions.BadRequest(f"Malformed JSON: {exc}") from None
+    except RecursionError:
+        raise exceptions.BadRequest(_TOO_DEEP) from None
+    _check_structure(data, _may_hold_surrogates(raw))
     if validator is not None:
         error = jsonschema.exceptions.best_match(validator.iter_errors(data))
         if error is not None:
-            raise exceptions.BadRequest(f"JSON does not validate: {error}")
+            raise exceptions.BadRequest(f"JSON does not validate: {schema_error_text(error)}")
     return data
+
+
+def _read(req: falcon.Request) -> bytes:
+    """Content-Length bytes or, for a chunked body (no Content-Length, and the
+    server says where the input ends), everything up to the end."""
+    if req.content_length is None and req.env.get("wsgi.input_terminated"):
+        stream, parts = req.env["wsgi.input"], []
+        while chunk := stream.read(_READ_SLICE):
+            parts.append(chunk)
+        return b"".join(parts)
+    return req.bounded_stream.read()
+
+
+_TOO_DEEP = f"Malformed JSON: nested more than {MAX_DEPTH} levels deep"
+
+
+def _may_hold_surrogates(raw: bytes) -> bool:
+    # A \uD800-\uDFFF escape, or (json.loads decodes with surrogatepass) the
+    # UTF-8-like encoding of one; cheap enough to spare most bodies the walk.
+    return b"\\u" in raw or b"\xed" in raw
+
+
+def _check_structure(data, strings: bool) -> None:
+    """400 for nesting deeper than MAX_DEPTH, and (when ``strings``) for a
+    string or key holding a lone surrogate, which no database can store."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = list(value.values())
+            if strings:
+                children.extend(value)
+        elif isinstance(value, list):
+            children = value
+        else:
+            if strings and isinstance(value, str):
+                _check_string(value)
+            continue
+        if depth >= MAX_DEPTH and any(isinstance(c, (dict, list)) for c in children):
+            raise exceptions.BadRequest(_TOO_DEEP)
+        stack.extend((child, depth + 1) for child in children)
+
+
+def _check_string(value: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise exceptions.BadRequest(
+            f"Malformed JSON: {exc.reason}: {value[exc.start]!a} at position {exc.start} "
+            "of a string") from None
+
+
+class _Cut:
+    """Stands in for a value too long to echo: its repr is cut short."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _cut(value):
+    text = repr(value)
+    return value if len(text) <= ECHO_LIMIT else _Cut(text[:ECHO_LIMIT] + "...")
+
+
+def schema_error_text(error: jsonschema.ValidationError) -> str:
+    """jsonschema's text for ``error``, with the values it echoes (instance,
+    path keys, the message's copy of the instance) cut to ECHO_LIMIT characters:
+    a 10 MB name must not make a 20 MB answer. Normal values read unchanged."""
+    instance, path = _cut(error.instance), [_cut(key) for key in error.relative_path]
+    message = error.message
+    if isinstance(instance, _Cut):
+        message = message.replace(repr(error.instance), instance.text)
+    if len(message) > 2 * ECHO_LIMIT:
+        message = message[:2 * ECHO_LIMIT] + "..."
+    if (instance is error.instance and message is error.message
+            and all(a is b for a, b in zip(path, error.relative_path, strict=True))):
+        return str(error)
+    short = type(error)(message, validator=error.validator, path=deque(path),
+                        validator_value=error.validator_value, instance=instance,
+                        schema=error.schema, schema_path=error.relative_schema_path)
+    return str(short)
 
 
 def validator(schema: dict) -> jsonschema.protocols.Validator:

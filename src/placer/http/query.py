@@ -5,6 +5,7 @@ import urllib.parse
 import jsonschema
 
 from placer import exceptions
+from placer.http import negotiation
 
 
 def pairs(req) -> list[tuple[str, str]]:
@@ -32,4 +33,5 @@ def validate(query: dict, validator) -> None:
     """400 with the reference's prefix when the query breaks its schema."""
     error = jsonschema.exceptions.best_match(validator.iter_errors(query))
     if error is not None:
-        raise exceptions.BadRequest(f"Invalid query string parameters: {error}")
+        raise exceptions.BadRequest(
+            f"Invalid query string parameters: {negotiation.schema_error_text(error)}")
