@@ -17,7 +17,8 @@ request to the next server in turn, as a round-robin load balancer would.
 
 Without the binaries (mariadbd, galera-4, rsync) or when the cluster cannot
 start, the tests are skipped with the reason, except with CI=true, where they
-fail. Knobs: PLACER_STRESS_STEPS, PLACER_STRESS_SEED (as the other stress test).
+fail. They run when the mysql backend is selected (PLACER_TEST_BACKENDS).
+Knobs: PLACER_STRESS_STEPS, PLACER_STRESS_SEED (as the other stress test).
 """
 
 import os
@@ -35,7 +36,7 @@ from placer.db import engine as db_engine
 from placer.db import migration
 from placer.db import tables as t
 from tests import factories
-from tests.conftest import IN_CI, make_conf
+from tests.conftest import BACKENDS, IN_CI, make_conf
 from tests.stress import galera
 from tests.stress import test_concurrent_allocations as stress
 
@@ -56,6 +57,8 @@ def _unavailable(message: str):
 
 @pytest.fixture(scope="module")
 def cluster():
+    if "mysql" not in BACKENDS:  # as the other tests: only the backends asked for
+        pytest.skip("mysql backend not selected (PLACER_TEST_BACKENDS)")
     absent = galera.missing()
     if absent:
         _unavailable(f"no Galera cluster: {', '.join(absent)} not found on this machine")
