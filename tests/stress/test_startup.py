@@ -34,7 +34,7 @@ TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
 class Server:
     """placement-api in its own process group, on a loopback port the OS picks."""
 
-    def __init__(self, tmp_path, url: str, workers: int, **database):
+    def __init__(self, tmp_path, url: str, workers: int, args=(), **database):
         conf = tmp_path / "placement.conf"
         conf.write_text("[api]\nauth_strategy = noauth2\n[placement_database]\n"
                         f"connection = {url}\n"
@@ -44,7 +44,7 @@ class Server:
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "placer.cli.api", "--config-file", str(conf),
-                 "--bind", "127.0.0.1:0", "--workers", str(workers)],
+                 "--bind", "127.0.0.1:0", "--workers", str(workers), *args],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def log(self) -> str:

@@ -63,10 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         # the standard names once, here, before any worker exists: workers
         # then need no database to boot, so one respawned while the database
         # is away starts anyway and serves when it is back.
-        wsgi.open_database(conf).dispose()
+        db = wsgi.open_database(conf)
     except exceptions.DatabaseUnavailable:
         print("placement-api: the database cannot be reached", file=sys.stderr)
         return 1
+    # Build the app once here too: every handler module is imported before
+    # the fork, so a broken install fails here, and workers share the code.
+    wsgi.create_app(conf, db)
+    db.dispose()
 
     def factory():
         db = engine.Database(engine.create_engine(conf.placement_database.connection,
