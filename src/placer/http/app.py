@@ -84,6 +84,9 @@ def create_app(db, conf, routes) -> falcon.App:
 
 def wrap(app, conf):
     """The middleware pipeline, innermost first, as the reference composes it."""
+    config_log = logging.getLogger("placement.wsgi")
+    if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
+        conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
     app = microversion.middleware(app)
     app = auth.ContextMiddleware(app)
     if conf.api.auth_strategy == "noauth2":

@@ -1,5 +1,7 @@
 """Authentication middleware (noauth2 or keystone) and the request context."""
 
+import logging
+
 import webob.exc
 from keystonemiddleware import auth_token
 
@@ -7,6 +9,8 @@ from placer.context import RequestContext
 from placer.http import errors
 
 CONTEXT_ENVIRON = "placement.context"
+
+LOG = logging.getLogger("placement.auth")
 
 
 def _is_root(environ) -> bool:
@@ -63,6 +67,7 @@ class ContextMiddleware:
         ctx = RequestContext.from_environ(
             environ, request_id=environ.get(errors.REQUEST_ID_ENVIRON))
         if ctx.user_id is None and not _is_root(environ):
+            LOG.debug("Neither X_USER_ID nor X_USER found in request")
             return webob.exc.HTTPUnauthorized()(environ, start_response)
         environ[CONTEXT_ENVIRON] = ctx
         return self.app(environ, start_response)

@@ -6,10 +6,15 @@ Bodies are rendered by WebOb's HTTP exceptions with our JSON formatter, so the
 reference byte for byte.
 """
 
+import logging
+
 import webob
 import webob.exc
 
 from placer import exceptions
+
+# The reference's logger and text for "why this request got a 4xx/5xx".
+LOG = logging.getLogger("placement.wsgi_wrapper")
 
 MICROVERSION_ENVIRON = "placement.microversion"
 ERROR_CODE_ENVIRON = "placement.error_code"
@@ -49,4 +54,5 @@ def render(environ: dict, status: int, detail: str | None = None, code: str | No
            headers=None) -> webob.Response:
     """The full error response for ``environ``'s request."""
     exc = http_exception(status, detail, code, environ, headers)
+    LOG.debug("Placement API returning an error response: %s", exc)
     return webob.Request(environ).get_response(exc)
