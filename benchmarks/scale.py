@@ -398,16 +398,20 @@ def _checks(shape: str, sizes: list[int], name: str, res: list) -> list[str]:
 
 
 def comparison(rows: list[tuple[str, str, int, object]]) -> str:
-    """Markdown: Placer against the reference, per size and query (medians)."""
+    """Markdown: Placer against the reference, per size and query: medians,
+    and in brackets the server CPU time per request (steadier when the
+    machine is busy)."""
     ref = {(shape, size, r.query): r for srv, shape, size, r in rows if srv == "reference"}
-    lines = ["| shape | N | query | reference ms | Placer ms | Placer/reference |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| shape | N | query | reference ms (CPU) | Placer ms (CPU) "
+             "| Placer/reference (CPU) |", "|---|---|---|---|---|---|"]
     for srv, shape, size, r in rows:
         other = ref.get((shape, size, r.query))
         if srv != "placer" or other is None:
             continue
-        lines.append(f"| {shape} | {size} | {r.query} | {_f(other.median_ms, 1)} | "
-                     f"{_f(r.median_ms, 1)} | {_f(_ratio(r.median_ms, other.median_ms), 2)} |")
+        ratio = _pair(_ratio(r.median_ms, other.median_ms), _ratio(r.cpu_ms, other.cpu_ms), 2, 2)
+        theirs = _pair(other.median_ms, other.cpu_ms, 1, 0)
+        ours = _pair(r.median_ms, r.cpu_ms, 1, 0)
+        lines.append(f"| {shape} | {size} | {r.query} | {theirs} | {ours} | {ratio} |")
     return "\n".join(lines)
 
 
