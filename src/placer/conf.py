@@ -96,8 +96,9 @@ GROUPS = {
 
 def set_middleware_defaults() -> None:
     """oslo.middleware defaults for Placement: CORS lets browsers send and read
-    the headers the API uses (the reference's lists), and the body size limit
-    admits any real Placement request (see placer.http.bodylimit)."""
+    the headers the API uses (the reference's lists), the body size limit
+    admits any real Placement request (see placer.http.bodylimit), and the
+    health check includes the database."""
     cors.set_defaults(
         allow_headers=["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
                        "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
@@ -106,6 +107,8 @@ def set_middleware_defaults() -> None:
                         "X-Service-Token", "OpenStack-API-Version"],
         allow_methods=["GET", "PUT", "POST", "DELETE", "PATCH"])
     cfg.set_defaults(sizelimit.OPTS, max_request_body_size=bodylimit.DEFAULT_MAX_BODY)
+    # /healthcheck says whether the database answers (placer.http.health)
+    cfg.set_defaults(healthcheck_opts.HEALTHCHECK_OPTS, backends=["placement_database"])
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
@@ -125,6 +128,13 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 def list_opts():
     """For oslo-config-generator: (group, options) pairs."""
     return [("DEFAULT", _default_opts), *GROUPS.items()]
+
+
+def set_lib_defaults() -> None:
+    """For oslo-config-generator: Placement's defaults of library options
+    (policy.yaml as the policy file, the oslo.middleware ones above)."""
+    set_middleware_defaults()
+    policy_opts.set_defaults(cfg.CONF, "policy.yaml")
 
 
 def new_config(args: list[str] | None = None, default_config_files=None) -> cfg.ConfigOpts:

@@ -185,8 +185,16 @@ def reset() -> None:
         _ENFORCER = None
 
 
-def get_enforcer() -> oslo_policy.Enforcer | None:
-    """The live enforcer (None before init), e.g. for oslopolicy tooling."""
+def get_enforcer() -> oslo_policy.Enforcer:
+    """The live enforcer. The oslopolicy tools (entry point oslo.policy.enforcer)
+    call this in a fresh process: then it is built from the tool's
+    ``--config-file`` or, as the reference does, from the placement.conf
+    oslo.config finds (for ``[oslo_policy] policy_file``)."""
+    if _ENFORCER is None:
+        if not getattr(cfg.CONF, "config_file", None):
+            cfg.CONF([], project="placement")
+        init(cfg.CONF)
+    assert _ENFORCER is not None
     return _ENFORCER
 
 

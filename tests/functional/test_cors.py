@@ -7,7 +7,8 @@ from placer import wsgi
 from tests.conftest import Api, make_conf
 
 ORIGIN = "http://dashboard.test"
-EXPOSED = "X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,OpenStack-API-Version"
+EXPOSED = ("X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,"
+           "OpenStack-API-Version")
 
 
 @pytest.fixture

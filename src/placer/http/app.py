@@ -7,7 +7,7 @@ import sqlalchemy.exc
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
-from placer.http import auth, bodylimit, errors, microversion, requestlog, routing
+from placer.http import auth, bodylimit, errors, health, microversion, requestlog, routing
 
 LOG = logging.getLogger(__name__)
 
@@ -82,8 +82,9 @@ def create_app(db, conf, routes) -> falcon.App:
     return app
 
 
-def wrap(app, conf):
-    """The middleware pipeline, innermost first, as the reference composes it."""
+def wrap(app, conf, db=None):
+    """The middleware pipeline, innermost first, as the reference composes it
+    (plus the size limit and /healthcheck, which checks ``db`` if given)."""
     config_log = logging.getLogger("placement.wsgi")
     if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
         conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
@@ -97,5 +98,6 @@ def wrap(app, conf):
         app = cors.CORS(app, conf)
     app = bodylimit.BodySizeLimit(app, conf)
     app = requestlog.RequestLog(app)
+    app = health.HealthCheck(app, conf, db)  # before auth; not logged per probe
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     return app
