@@ -57,7 +57,7 @@ class HealthCheck:
     ``allowed_source_ranges``) goes on to the API."""
 
     def __init__(self, app, conf, db: db_engine.Database | None = None):
-        self.app = app
+        self.application = app
         self.check = healthcheck.Healthcheck(app, conf)
         for extension in self.check._backends:
             if isinstance(extension.obj, DatabaseCheck) and db is not None:
@@ -66,4 +66,4 @@ class HealthCheck:
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") == PATH:
             return self.check(environ, start_response)
-        return self.app(environ, start_response)
+        return self.application(environ, start_response)
