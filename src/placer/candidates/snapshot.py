@@ -22,29 +22,37 @@ cost time.
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from placer.model.inventory import capacity
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory:
-    """One inventory record of a provider, as stored."""
-
+class _InventoryRecord(NamedTuple):
     total: int
-    reserved: int = 0
-    min_unit: int = 1
-    max_unit: int = 2147483647
-    step_size: int = 1
-    allocation_ratio: float = 1.0
-
-    @property
-    def capacity(self) -> int:
-        return capacity(self.total, self.reserved, self.allocation_ratio)
+    reserved: int
+    min_unit: int
+    max_unit: int
+    step_size: int
+    allocation_ratio: float
+    capacity: int  # derived: read for every option the search tries
 
 
-@dataclass(eq=False)
+class Inventory(_InventoryRecord):
+    """One inventory record of a provider, as stored (a tuple: hundreds of
+    thousands are built for a large answer)."""
+
+    __slots__ = ()
+
+    def __new__(cls, total: int, reserved: int = 0, min_unit: int = 1,
+                max_unit: int = 2147483647, step_size: int = 1,
+                allocation_ratio: float = 1.0):
+        return super().__new__(cls, total, reserved, min_unit, max_unit, step_size,
+                               allocation_ratio, capacity(total, reserved, allocation_ratio))
+
+
+@dataclass(eq=False, slots=True)
 class Provider:
     """A resource provider.
 

@@ -195,28 +195,24 @@ class _RootFilter:
 
     def _unsuffixed(self, group: RequestGroup) -> list:
         names, root = self.names, self.root
+        # cheap and selective tests first: databases mostly keep this order
         conds = []
         if group.in_tree:
             conds.append(root == self.targets[group.in_tree])
         if group.forbidden_aggs:
             conds.append(~_in_aggs(root, self._agg_ids(group.forbidden_aggs)))
-        for rc, amount in group.resources.items():
-            p, inv = rp_t.alias("p"), inv_t.alias("i")
-            own = [p.c.root_provider_id == root, inv.c.resource_class_id == names.classes[rc],
-                   *_fits(inv, amount)]
-            if group.forbidden:
-                own.append(~_has_trait(p.c.id, self._trait_ids(group.forbidden)))
-            if group.member_of:
-                own.append(sa.or_(sa.and_(*_member_of(p.c.id, group, names)),
-                                  sa.and_(*_member_of(root, group, names))))
-            if group.forbidden_aggs:
-                own.append(~_in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
-            found = sa.exists(sa.select(1).select_from(
-                p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-            if group.in_tree is None:
-                found = sa.or_(found, self._served_by(
-                    s for s in self.sharing if s.fits(rc, amount)))
-            conds.append(found)
+        if group.member_of:
+            # the provider or the root must be a member: some provider of the
+            # tree is (the root is one of them)
+            p, link = rp_t.alias("p"), rpa_t.alias("pa")
+            first = self._agg_ids(group.member_of[0])
+            in_first = sa.select(p.c.root_provider_id).join(
+                link, link.c.resource_provider_id == p.c.id).where(link.c.aggregate_id.in_(first))
+            conds.append(sa.or_(
+                # a set the database computes once, rather than a probe per root
+                sa.and_(root.in_(in_first), sa.exists(sa.select(1).select_from(p).where(
+                    p.c.root_provider_id == root, *_member_of(p.c.id, group, names)))),
+                self._served_by(self.sharing)))
         for clause in group.trait_clauses:
             # judged on every provider the group uses: any of the tree's,
             # or a sharing provider serving it
@@ -225,19 +221,33 @@ class _RootFilter:
                 p.c.root_provider_id == root, _has_trait(p.c.id, self._trait_ids(clause))))
             conds.append(sa.or_(anywhere, self._served_by(
                 s for s in self.sharing if s.traits & clause)))
+        for rc, amount in group.resources.items():
+            p, inv = rp_t.alias("p"), inv_t.alias("i")
+            own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
+                   *_fits(inv, amount)]
+            if group.forbidden:
+                own.append(~_has_trait(p.c.id, self._trait_ids(group.forbidden)))
+            if group.forbidden_aggs:
+                own.append(~_in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
+            found = sa.exists(sa.select(1).select_from(
+                p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
+            if group.in_tree is None:
+                found = sa.or_(found, self._served_by(
+                    s for s in self.sharing if s.fits(rc, amount)))
+            conds.append(found)
         return conds
 
     def _granular(self, group: RequestGroup) -> sa.ColumnElement:
         names, root = self.names, self.root
         (rc, amount), *others = group.resources.items()
         p, inv = rp_t.alias("p"), inv_t.alias("i")
-        own = [p.c.root_provider_id == root, inv.c.resource_class_id == names.classes[rc],
+        own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
                *_fits(inv, amount)]
         for other, n in others:
             more = inv_t.alias("j")
             own.append(sa.exists(sa.select(1).where(
                 more.c.resource_provider_id == p.c.id,
-                more.c.resource_class_id == names.classes[other], *_fits(more, n))))
+                _class_is(more, names.classes[other]), *_fits(more, n))))
         own += [_has_trait(p.c.id, self._trait_ids(c)) for c in group.trait_clauses]
         if group.forbidden:
             own.append(~_has_trait(p.c.id, self._trait_ids(group.forbidden)))
@@ -274,6 +284,13 @@ class _RootFilter:
 
     def _agg_ids(self, uuids: Iterable[str]) -> list[int]:
         return [self.names.aggregates[u] for u in sorted(uuids) if u in self.names.aggregates]
+
+
+def _class_is(inv, rc_id: int) -> sa.ColumnElement:
+    """``inv`` is of class ``rc_id``. The ``+ 0`` keeps planners (SQLite's,
+    without statistics) from scanning every inventory of the class for each
+    root: the provider-and-class unique index is the way in."""
+    return inv.c.resource_class_id + 0 == rc_id
 
 
 def _fits(inv, amount: int) -> list:
@@ -372,7 +389,9 @@ def _among(column, ids) -> sa.ColumnElement:
     ids = sorted(set(map(int, ids)))
     if not ids:
         return sa.false()
-    return sa.text(f"{column.table.name}.{column.name} IN ({','.join(map(str, ids))})")
+    # a literal column, unlike text(), is not scanned for bind parameters
+    return sa.literal_column(f"{column.table.name}.{column.name}").op("IN")(
+        sa.literal_column(f"({','.join(map(str, ids))})"))
 
 
 def load_trees(conn: Connection, root_ids: list[int]) -> list[Provider]:
