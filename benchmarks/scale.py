@@ -92,6 +92,7 @@ class _Writer:
         self.conn = conn
         self.rows: dict[sa.Table, list[tuple]] = {table: [] for table in self.COLUMNS}
         self.counts = dict.fromkeys(self.COLUMNS, 0)
+        self.copy = conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
         self.sql = {}
         for table, columns in self.COLUMNS.items():
             stmt = table.insert().values({c: sa.bindparam(c) for c in columns})
@@ -112,16 +113,27 @@ class _Writer:
             buffer = self.rows[table]
             if not buffer:
                 continue
-            sql, order = self.sql[table]
-            if order is None:
-                params = [dict(zip(columns, row, strict=True)) for row in buffer]
-            elif order == list(range(len(columns))):
-                params = buffer
+            if self.copy:
+                self._copy(table, columns, buffer)
             else:
-                params = [tuple(row[i] for i in order) for row in buffer]
-            self.conn.exec_driver_sql(sql, params)
+                sql, order = self.sql[table]
+                if order is None:
+                    params = [dict(zip(columns, row, strict=True)) for row in buffer]
+                elif order == list(range(len(columns))):
+                    params = buffer
+                else:
+                    params = [tuple(row[i] for i in order) for row in buffer]
+                self.conn.exec_driver_sql(sql, params)
             self.counts[table] += len(buffer)
             self.rows[table] = []
+
+    def _copy(self, table: sa.Table, columns: tuple[str, ...], rows: list[tuple]) -> None:
+        """PostgreSQL (psycopg 3): COPY, several times faster than executemany."""
+        dbapi = self.conn.connection.dbapi_connection
+        with dbapi.cursor() as cur, cur.copy(
+                f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
 
 def _uuid(rng: random.Random) -> str:
