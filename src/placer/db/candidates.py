@@ -128,7 +128,8 @@ class _Walk:
             if group.member_of:
                 p = rp_t.alias("p")
                 found = conn.execute(sa.select(p.c.id).where(
-                    *_member_of(p.c.id, group, self.names)).limit(1)).first()
+                    *_Tests(conn.dialect.name).member_of(p.c.id, group, self.names))
+                    .limit(1)).first()
                 if found is None:
                     return False
         return True
@@ -159,7 +160,8 @@ class _Walk:
             size = min(size * 4, largest)
 
     def _roots(self) -> sa.Select:
-        return sa.select(rp_t.c.id).where(rp_t.c.id == rp_t.c.root_provider_id, *self.where)
+        # roots are the providers without a parent (a test planners estimate well)
+        return sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None), *self.where)
 
 
 def _chunks(ids: list[int], size: int, largest: int) -> Iterator[list[int]]:
@@ -179,12 +181,13 @@ class _RootFilter:
         self.targets = walk.targets
         self.sharing = walk.sharing
         self.root = rp_t.c.id
+        self.tests = _Tests(walk.conn.dialect.name)
 
     def conditions(self) -> list:
-        request, names = self.request, self.names
-        conds = [_has_trait(self.root, [names.traits[n]]) for n in sorted(request.root_required)]
+        request, has_trait = self.request, self.tests.has_trait
+        conds = [has_trait(self.root, self._trait_ids([n])) for n in sorted(request.root_required)]
         if request.root_forbidden:
-            conds.append(~_has_trait(self.root, [names.traits[n] for n in request.root_forbidden]))
+            conds.append(~has_trait(self.root, self._trait_ids(request.root_forbidden)))
         for group in request.groups:
             if group.suffix:
                 if group.resources:
@@ -200,7 +203,7 @@ class _RootFilter:
         if group.in_tree:
             conds.append(root == self.targets[group.in_tree])
         if group.forbidden_aggs:
-            conds.append(~_in_aggs(root, self._agg_ids(group.forbidden_aggs)))
+            conds.append(~self.tests.in_aggs(root, self._agg_ids(group.forbidden_aggs)))
         if group.member_of:
             # the provider or the root must be a member: some provider of the
             # tree is (the root is one of them)
@@ -210,15 +213,16 @@ class _RootFilter:
                 link, link.c.resource_provider_id == p.c.id).where(link.c.aggregate_id.in_(first))
             conds.append(sa.or_(
                 # a set the database computes once, rather than a probe per root
-                sa.and_(root.in_(in_first), sa.exists(sa.select(1).select_from(p).where(
-                    p.c.root_provider_id == root, *_member_of(p.c.id, group, names)))),
+                sa.and_(root.in_(in_first), self.tests.some(sa.select(1).select_from(p).where(
+                    p.c.root_provider_id == root, *self.tests.member_of(p.c.id, group, names)))),
                 self._served_by(self.sharing)))
         for clause in group.trait_clauses:
             # judged on every provider the group uses: any of the tree's,
             # or a sharing provider serving it
             p = rp_t.alias("p")
-            anywhere = sa.exists(sa.select(1).select_from(p).where(
-                p.c.root_provider_id == root, _has_trait(p.c.id, self._trait_ids(clause))))
+            anywhere = self.tests.some(sa.select(1).select_from(p).where(
+                p.c.root_provider_id == root,
+                self.tests.has_trait(p.c.id, self._trait_ids(clause))))
             conds.append(sa.or_(anywhere, self._served_by(
                 s for s in self.sharing if s.traits & clause)))
         for rc, amount in group.resources.items():
@@ -226,10 +230,10 @@ class _RootFilter:
             own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
                    *_fits(inv, amount)]
             if group.forbidden:
-                own.append(~_has_trait(p.c.id, self._trait_ids(group.forbidden)))
+                own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
             if group.forbidden_aggs:
-                own.append(~_in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
-            found = sa.exists(sa.select(1).select_from(
+                own.append(~self.tests.in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
+            found = self.tests.some(sa.select(1).select_from(
                 p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
             if group.in_tree is None:
                 found = sa.or_(found, self._served_by(
@@ -245,18 +249,18 @@ class _RootFilter:
                *_fits(inv, amount)]
         for other, n in others:
             more = inv_t.alias("j")
-            own.append(sa.exists(sa.select(1).where(
+            own.append(self.tests.some(sa.select(1).where(
                 more.c.resource_provider_id == p.c.id,
                 _class_is(more, names.classes[other]), *_fits(more, n))))
-        own += [_has_trait(p.c.id, self._trait_ids(c)) for c in group.trait_clauses]
+        own += [self.tests.has_trait(p.c.id, self._trait_ids(c)) for c in group.trait_clauses]
         if group.forbidden:
-            own.append(~_has_trait(p.c.id, self._trait_ids(group.forbidden)))
-        own += _member_of(p.c.id, group, names)
+            own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
+        own += self.tests.member_of(p.c.id, group, names)
         if group.forbidden_aggs:
-            own.append(~_in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
+            own.append(~self.tests.in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
         if group.in_tree:
             own.append(root == self.targets[group.in_tree])
-        found = sa.exists(sa.select(1).select_from(
+        found = self.tests.some(sa.select(1).select_from(
             p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
         target = self.targets.get(group.in_tree) if group.in_tree else None
         return sa.or_(found, self._served_by(
@@ -275,7 +279,7 @@ class _RootFilter:
             _among(rpa_t.c.resource_provider_id, [s.id for s in sharing]))
         return sa.or_(
             _among(self.root, {s.root_id for s in sharing}),
-            sa.exists(sa.select(1).select_from(
+            self.tests.some(sa.select(1).select_from(
                 q.join(link, link.c.resource_provider_id == q.c.id)).where(
                 q.c.root_provider_id == self.root, link.c.aggregate_id.in_(their_aggs))))
 
@@ -305,21 +309,36 @@ def _fits(inv, amount: int) -> list:
             * _CAPACITY_SLACK + 1]
 
 
-def _has_trait(provider_id, trait_ids: list[int]) -> sa.ColumnElement:
-    return sa.exists(sa.select(1).where(rpt_t.c.resource_provider_id == provider_id,
-                                        rpt_t.c.trait_id.in_(trait_ids)))
+class _Tests:
+    """The SQL tests on one provider that the root filter is made of, in the
+    form the backend plans well."""
 
+    def __init__(self, dialect: str):
+        self.mysql = dialect == "mysql"
 
-def _in_aggs(provider_id, agg_ids: list[int]) -> sa.ColumnElement:
-    return sa.exists(sa.select(1).where(rpa_t.c.resource_provider_id == provider_id,
-                                        rpa_t.c.aggregate_id.in_(agg_ids)))
+    def some(self, query: sa.Select) -> sa.ColumnElement:
+        """EXISTS (query). On MariaDB and MySQL it is written as a LIMIT 1
+        scalar subquery: they turn a plain EXISTS into a semi-join computed
+        for every root before the walk's LIMIT applies, while this form is
+        tested root by root in walk order. PostgreSQL plans the plain form
+        better (hash semi-joins for the selective tests)."""
+        if self.mysql:
+            return query.limit(1).scalar_subquery().is_not(None)
+        return sa.exists(query)
 
+    def has_trait(self, provider_id, trait_ids: list[int]) -> sa.ColumnElement:
+        return self.some(sa.select(1).where(rpt_t.c.resource_provider_id == provider_id,
+                                            rpt_t.c.trait_id.in_(trait_ids)))
 
-def _member_of(provider_id, group: RequestGroup, names: _Names) -> list:
-    """The provider is in one aggregate of each of the group's any-of sets."""
-    return [_in_aggs(provider_id, [names.aggregates[u] for u in sorted(any_of)
-                                   if u in names.aggregates])
-            for any_of in group.member_of]
+    def in_aggs(self, provider_id, agg_ids: list[int]) -> sa.ColumnElement:
+        return self.some(sa.select(1).where(rpa_t.c.resource_provider_id == provider_id,
+                                            rpa_t.c.aggregate_id.in_(agg_ids)))
+
+    def member_of(self, provider_id, group: RequestGroup, names: _Names) -> list:
+        """The provider is in one aggregate of each of the group's any-of sets."""
+        return [self.in_aggs(provider_id, [names.aggregates[u] for u in sorted(any_of)
+                                           if u in names.aggregates])
+                for any_of in group.member_of]
 
 
 def _in_tree_roots(conn: Connection, request: CandidateRequest) -> dict[str, int]:
