@@ -71,7 +71,22 @@ def create_engine(url: str, db_conf=None) -> Engine:
     elif backend == "mysql":
         sql_mode = getattr(db_conf, "mysql_sql_mode", "TRADITIONAL")
         _set_mysql_mode(engine, sql_mode, getattr(db_conf, "mysql_wsrep_sync_wait", None))
+    elif backend == "postgresql":
+        _no_jit(engine)
     return engine
+
+
+def _no_jit(engine: Engine) -> None:
+    """PostgreSQL compiles a query with many correlated subqueries (the
+    candidate root filter) for a second before running it for a millisecond:
+    JIT costs this workload far more than it can save."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        cur = dbapi_conn.cursor()
+        cur.execute("SET jit = off")
+        cur.close()
+        dbapi_conn.commit()
 
 
 def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
