@@ -13,6 +13,7 @@ import gc
 import logging
 import threading
 
+from oslo_context import context as oslo_context
 from oslo_log import log as oslo_log
 
 from placer import conf as placer_conf
@@ -26,10 +27,10 @@ from placer.routes import ROUTES
 LOG = logging.getLogger(__name__)
 
 
-def open_database(conf, sync_names: bool = True) -> db_engine.Database:
+def open_database(conf) -> db_engine.Database:
     """Connect (retrying as ``[placement_database] max_retries`` and
     ``retry_interval`` say), migrate if asked to, and sync the standard
-    classes and traits unless ``sync_names`` is false."""
+    classes and traits."""
     db_conf = conf.placement_database
     engine = db_engine.create_engine(db_conf.connection, db_conf)
     try:
@@ -37,8 +38,7 @@ def open_database(conf, sync_names: bool = True) -> db_engine.Database:
         if db_conf.sync_on_startup:
             migration.upgrade(engine)
         db = db_engine.Database(engine)
-        if sync_names:
-            db.write(sync.sync_standard_names)
+        db.write(sync.sync_standard_names)
     except BaseException:
         engine.dispose()
         raise
@@ -84,6 +84,13 @@ def application(environ, start_response):
                 try:
                     _application = init_application()
                 except exceptions.DatabaseUnavailable as exc:
-                    err = errors.render(environ, exc.status, exc.detail, None, exc.headers)
+                    # the middleware that gives requests their id and JSON by
+                    # default is not built yet: do as it does
+                    if environ.get("HTTP_ACCEPT", "") in ("", "*/*"):
+                        environ["HTTP_ACCEPT"] = "application/json"
+                    request_id = environ.setdefault(errors.REQUEST_ID_ENVIRON,
+                                                    oslo_context.generate_request_id())
+                    headers = {**exc.headers, "x-openstack-request-id": request_id}
+                    err = errors.render(environ, exc.status, exc.detail, None, headers)
                     return err(environ, start_response)
     return _application(environ, start_response)

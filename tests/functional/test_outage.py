@@ -89,3 +89,31 @@ def test_connection_lost_in_the_middle_of_a_write(outage, tmp_path, caplog):
     assert api.get("/resource_providers").json == {"resource_providers": []}
     assert api.post("/resource_providers", json={"name": "cut"}).status_code == 201
     db.dispose()
+
+
+def test_wsgi_entry_point_first_built_during_an_outage(outage, tmp_path, monkeypatch, caplog):
+    """``placer.wsgi:application`` (uwsgi, mod_wsgi) builds its app at its first
+    request: with the database away that request gets a 503 after the
+    configured attempts, and a later one builds the app and is served."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "placement.conf").write_text(
+        "[api]\nauth_strategy = noauth2\n"
+        f"[placement_database]\nconnection = {outage.url}\nsync_on_startup = True\n"
+        "max_retries = 2\nretry_interval = 0\n")
+    monkeypatch.setenv("OS_PLACEMENT_CONFIG_DIR", str(etc))
+    monkeypatch.setattr(wsgi, "_application", None)
+    monkeypatch.setattr(wsgi, "tune_gc", lambda: None)  # keep pytest's collector as it is
+    monkeypatch.setattr("oslo_log.log.setup", lambda *a, **k: None)  # and its logging
+    api = Api(wsgi.application)
+
+    outage.cut()
+    with caplog.at_level(logging.WARNING, logger="placer.db.engine"):
+        _assert_unavailable(api.get("/resource_providers"), outage)
+    assert sum("SQL connection failed" in r.getMessage() for r in caplog.records) == 2
+    assert wsgi._application is None
+
+    outage.restore()
+    result = api.get("/resource_providers")
+    assert result.status_code == 200, result.text
+    wsgi._application = None  # the monkeypatch puts the original back; drop ours
