@@ -186,6 +186,19 @@ def test_schema_error_for_a_huge_key_is_small(db, tmp_path):
     assert len(r.body) < 8 * 1024
 
 
+def test_inventory_record_error_under_an_odd_key_is_small(db, tmp_path):
+    conf = make_conf(tmp_path, oslo_middleware={"max_request_body_size": 20 * 1024 * 1024})
+    api = Api(wsgi.create_app(conf, db))
+    uuid = "7c5f5e38-4c3b-4b6f-9d1a-0d1c2a1f0b01"
+    assert api.post("/resource_providers", version=LATEST,
+                    json={"name": "rp", "uuid": uuid}).status_code == 200
+    body = {"resource_provider_generation": 0,
+            "inventories": {"not a class": {"total": "t" * (5 * 1024 * 1024)}}}
+    r = api.put(f"/resource_providers/{uuid}/inventories", version=LATEST, json=body)
+    assert_error(r, 400, "JSON does not validate: 'tttt")
+    assert len(r.body) < 8 * 1024
+
+
 def test_query_schema_error_is_small(api):
     r = api.get("/resource_providers?uuid=" + "x" * 20_000, version=LATEST)
     assert_error(r, 400, "Invalid query string parameters: 'xxxx")

@@ -6,7 +6,7 @@ from placer import exceptions
 from placer.db import inventories as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
-from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.negotiation import json_body, returns_json, schema_error_text, takes_json
 from placer.model.inventory import Inventory, is_finite_ratio
 from placer.schemas import inventories as schema
 
@@ -58,7 +58,7 @@ def _check_unmatched(entries: dict) -> None:
         if not schema.is_class_name(key):
             error = jsonschema.exceptions.best_match(schema.RECORD.iter_errors(value))
             if error is not None:
-                raise _invalid(error)
+                raise _invalid(schema_error_text(error))
 
 
 def _check_ratios(invs: list[Inventory]) -> None:
