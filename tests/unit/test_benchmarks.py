@@ -252,6 +252,11 @@ def test_scale_summary_checks():
     line = scale.summary(rows).splitlines()[-1]
     assert "| 10.0 | 20.0 | 25.0 | 2.50 | 1.25 |" in line
     assert "<30 ms PASS" in line and "growth<1.5x PASS" in line and "RSS+20MiB MISS" in line
+    tiny = [("placer", "flat", size, result("claim", ms, 90.0))
+            for size, ms in ((1000, 1.0), (10000, 2.0), (100000, 4.0))]
+    assert "growth<1.5x PASS" in scale.summary(tiny)  # 2 ms more: noise
+    tiny[-1][3].median_ms = 9.0
+    assert "growth<1.5x MISS" in scale.summary(tiny)
     rows.append(("reference", "flat", 1000, result("limit=10", 100.0, 90.0)))
     assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
     rows[0][3].cpu_ms, rows[-1][3].cpu_ms = 5.0, 40.0
