@@ -19,8 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from placer.candidates import search
+from placer.candidates.request import parse_query
+from placer.candidates.snapshot import SHARING_TRAIT
 from placer.db import candidates as db_candidates
 from placer.db import tables as t
+from tests import factories
 from tests.helpers.worlds import AGGS, TRAITS, engine_key, queries, worlds
 
 # PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz
@@ -140,3 +143,76 @@ def test_random_batches_give_valid_candidates(store, data):
     assert len(found) == len(set(found)) == min(limit, len(every))
     assert set(found) <= every
 
+
+
+# -- the cases where batching could change an answer, one root per batch -------
+
+AGG = "00000000-0000-0000-0000-0000000000ab"
+
+
+def _query(pairs, version=(1, 39)):
+    return parse_query(pairs, version)
+
+
+def _batched_and_whole(db, request, **options):
+    def both(conn):
+        whole = _whole(conn, request, **options)
+        batched = db_candidates.find(conn, request, batch=(1, 1), **options)
+        return whole, batched
+
+    (whole, whole_summary), (batched, batched_summary) = db.read(both)
+    assert [_key(c) for c in batched] == [_key(c) for c in whole]
+    assert [p.uuid for p in batched_summary] == [p.uuid for p in whole_summary]
+    return batched
+
+
+def _hosts(db, count, children=2):
+    """Roots each with ``children`` one-VGPU children, in id order."""
+    hosts = []
+    for h in range(count):
+        root = factories.provider(db, f"host{h}", inventory={"VCPU": 4})
+        kids = [factories.provider(db, f"host{h}-gpu{g}", parent=root, inventory={"VGPU": 1})
+                for g in range(children)]
+        hosts.append((root, kids))
+    return hosts
+
+
+def test_limit_falling_inside_a_tree(db):
+    hosts = _hosts(db, 3)
+    found = _batched_and_whole(db, _query([("resources", "VGPU:1"), ("limit", "3")]))
+    assert [list(c.allocations()) for c in found] == [
+        [hosts[0][1][0]], [hosts[0][1][1]], [hosts[1][1][0]]]
+
+
+def test_breadth_first_rounds_span_batches(db):
+    hosts = _hosts(db, 3)
+    found = _batched_and_whole(db, _query([("resources", "VGPU:1")]),
+                               strategy="breadth-first")
+    order = [list(c.allocations())[0] for c in found]
+    assert order == [kids[g] for g in range(2) for _root, kids in hosts]
+    limited = _batched_and_whole(db, _query([("resources", "VGPU:1"), ("limit", "4")]),
+                                 strategy="breadth-first")
+    assert [list(c.allocations())[0] for c in limited] == order[:4]
+
+
+def test_sharing_provider_serves_roots_of_every_batch(db):
+    roots = [factories.provider(db, f"cn{i}", inventory={"VCPU": 4}, aggregates=[AGG])
+             for i in range(3)]
+    pool = factories.provider(db, "pool", inventory={"DISK_GB": 100},
+                              traits=[SHARING_TRAIT], aggregates=[AGG])
+    found = _batched_and_whole(db, _query([("resources", "VCPU:1,DISK_GB:10")]))
+    assert [c.allocations() for c in found] == [
+        {root: {"VCPU": 1}, pool: {"DISK_GB": 10}} for root in roots]
+    # the pool alone: one candidate, though every batch's root is served by it
+    alone = _batched_and_whole(db, _query([("resources", "DISK_GB:10")]))
+    assert [c.allocations() for c in alone] == [{pool: {"DISK_GB": 10}}]
+
+
+def test_randomized_walk_gives_valid_candidates_without_repeats(db):
+    hosts = _hosts(db, 4)
+    every = {kid for _root, kids in hosts for kid in kids}
+    request = _query([("resources", "VGPU:1"), ("limit", "5")])
+    found = db.read(lambda conn: db_candidates.find(conn, request, batch=(1, 2),
+                                                    rng=random.Random(3)))[0]
+    used = [list(c.allocations())[0] for c in found]
+    assert len(used) == len(set(used)) == 5 and set(used) <= every
