@@ -3,6 +3,7 @@ provider CRUD and queries (list filters, trees)."""
 
 import dataclasses
 import datetime
+from collections.abc import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -350,25 +351,25 @@ def _with_capacity(rc_id: int, amount: int):
     """Providers whose inventory of the class can give ``amount`` more: the
     rules of model.inventory (amount_within_units, capacity), in SQL.
     Comparing the integer demand with the unrounded capacity is the same as
-    comparing it with int(capacity)."""
+    comparing it with int(capacity).
+
+    A correlated EXISTS, its usage summed through the (provider, class, used)
+    index: the cost follows the providers the other filters leave, where a
+    class-wide usage aggregate would cost the whole cloud every time."""
     if amount > MAX_INT:
         return sa.false()  # beyond any max_unit the API can store
-    inv = inventories
-    usage = (sa.select(allocations.c.resource_provider_id,
-                       sa.func.sum(allocations.c.used).label("used"))
-             .where(allocations.c.resource_class_id == rc_id)
-             .group_by(allocations.c.resource_provider_id).subquery("usage"))
+    inv, alloc = inventories, allocations
     amount_ = sa.literal(amount, sa.Integer)
-    fitting = (
-        sa.select(inv.c.resource_provider_id)
-        .select_from(inv.outerjoin(usage, inv.c.resource_provider_id
-                                   == usage.c.resource_provider_id))
-        .where(inv.c.resource_class_id == rc_id,
-               sa.func.coalesce(usage.c.used, 0) + amount_
-               <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
-               inv.c.min_unit <= amount_, inv.c.max_unit >= amount_,
-               inv.c.step_size > 0, amount_ % inv.c.step_size == 0))
-    return rp_t.c.id.in_(fitting)
+    used = (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
+            .where(alloc.c.resource_provider_id == inv.c.resource_provider_id,
+                   alloc.c.resource_class_id == rc_id)
+            .scalar_subquery())
+    return (sa.select(inv.c.id)
+            .where(inv.c.resource_provider_id == rp_t.c.id, inv.c.resource_class_id == rc_id,
+                   inv.c.min_unit <= amount_, inv.c.max_unit >= amount_,
+                   inv.c.step_size > 0, amount_ % inv.c.step_size == 0,
+                   used + amount_ <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio)
+            .exists())
 
 
 def _matches_nothing(conn: Connection, conds) -> bool:
@@ -376,8 +377,35 @@ def _matches_nothing(conn: Connection, conds) -> bool:
         sa.select(rp_t.c.id).where(*conds).limit(1)).first() is None
 
 
-def list_filtered(conn: Connection, f: ProviderFilter) -> list[Provider]:
-    """Providers matching every filter, by id.
+# A listed provider is a plain row, not a Provider: (uuid, name, generation,
+# parent uuid, root uuid, changed_at), changed_at being updated_at or else
+# created_at as the driver returns it: a datetime, or on SQLite the stored
+# text, whose layout ('YYYY-MM-DD HH:MM:SS.ffffff') sorts as time does, so that
+# only the newest of a large answer needs converting.
+_LISTED = (
+    sa.select(rp_t.c.uuid, rp_t.c.name, sa.func.coalesce(rp_t.c.generation, 0),
+              _parent.c.uuid, _root.c.uuid,
+              sa.func.coalesce(rp_t.c.updated_at, rp_t.c.created_at, type_=sa.String))
+    .select_from(rp_t.outerjoin(_parent, rp_t.c.parent_provider_id == _parent.c.id)
+                 .outerjoin(_root, rp_t.c.root_provider_id == _root.c.id))
+)
+
+
+def _newest(conn: Connection, rows: Sequence[tuple]) -> datetime.datetime | None:
+    """The latest changed_at of listed rows (None when none has one)."""
+    newest = max((r[5] for r in rows if r[5] is not None), default=None)
+    if isinstance(newest, str):
+        to_datetime = sa.DateTime().dialect_impl(conn.dialect).result_processor(
+            conn.dialect, None)
+        newest = to_datetime(newest)
+    return newest
+
+
+def list_filtered(conn: Connection,
+                  f: ProviderFilter) -> tuple[Sequence[tuple], datetime.datetime | None]:
+    """Providers matching every filter, by id, as rows of (uuid, name,
+    generation, parent uuid, root uuid, changed_at), and the latest change
+    among them (what Last-Modified reports).
 
     The reference looks names up in this order and stops at the first unknown
     one (400), but answers an empty list first when in_tree names no provider,
@@ -393,7 +421,7 @@ def list_filtered(conn: Connection, f: ProviderFilter) -> list[Provider]:
         root = conn.execute(sa.select(rp_t.c.root_provider_id)
                             .where(rp_t.c.uuid == f.in_tree)).first()
         if root is None:
-            return []
+            return [], None
         conds.append(rp_t.c.root_provider_id == root[0])
 
     required = [t for clause in f.required for t in clause]
@@ -406,7 +434,7 @@ def list_filtered(conn: Connection, f: ProviderFilter) -> list[Provider]:
                            [trait_ids[t] for t in clause]) for clause in f.required]
     if unknown_trait is not None:
         if _matches_nothing(conn, trait_conds):
-            return []
+            return [], None
         raise _unknown_trait(unknown_trait)
     conds += trait_conds
     if f.forbidden_traits:
@@ -419,7 +447,7 @@ def list_filtered(conn: Connection, f: ProviderFilter) -> list[Provider]:
     for clause in f.member_of:
         known = [agg_ids[a] for a in clause if a in agg_ids]
         if not known:
-            return []
+            return [], None
         agg_conds.append(_having(resource_provider_aggregates,
                                  resource_provider_aggregates.c.aggregate_id, known))
     conds += agg_conds
@@ -432,13 +460,12 @@ def list_filtered(conn: Connection, f: ProviderFilter) -> list[Provider]:
     unknown_rc = next((rc for rc in f.resources if rc not in rc_ids), None)
     if unknown_rc is not None:
         if _matches_nothing(conn, trait_conds) or _matches_nothing(conn, agg_conds):
-            return []
+            return [], None
         raise exceptions.BadRequest("Invalid resource class in resources parameter: "
                                     f"No such resource class {unknown_rc}.")
     conds += [_with_capacity(rc_ids[rc], amount) for rc, amount in f.resources.items()]
-
-    rows = conn.execute(PROVIDER_SELECT.where(*conds).order_by(rp_t.c.id))
-    return [from_row(r) for r in rows]
+    rows = conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)).all()
+    return rows, _newest(conn, rows)
 
 
 def _unknown_trait(name: str) -> exceptions.BadRequest:

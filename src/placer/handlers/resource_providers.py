@@ -1,6 +1,9 @@
 """/resource_providers and /resource_providers/{uuid}."""
 
+import re
 import uuid as uuidlib
+
+import orjson
 
 from placer.db import resource_providers as db
 from placer.http import query, util
@@ -38,14 +41,57 @@ def _stamp(rp: db.Provider):
     return rp.updated_at or rp.created_at
 
 
+# Printable ASCII but '"' and '\\': text that JSON carries as it is.
+_PLAIN_JSON = re.compile(r'[ !#-\[\]-~]*')
+
+
+def _json_text(value: str) -> str:
+    """``value`` as it reads inside a JSON string."""
+    return orjson.dumps(value)[1:-1].decode()
+
+
+def _link_pieces(rels: list[str]) -> list[str]:
+    """The JSON text of a provider's links cut where its url goes:
+    ``url.join(pieces)`` is the array of the self link and then ``rels``."""
+    pieces, close = [], "["
+    for rel, suffix in [("self", "")] + [(rel, f"/{rel}") for rel in rels]:
+        pieces.append(f'{close}{{"rel":"{rel}","href":"')
+        close = f'{suffix}"}},'
+    pieces.append(close[:-1] + "]")
+    return pieces
+
+
+def _render_rows(req, rows) -> list[dict]:
+    """The bodies of listed providers (db.list_filtered rows), as _render
+    gives them, with what the microversion shows decided once per request.
+    A provider's links go to the encoder as one pre-encoded fragment: fixed
+    text around its url, whose uuid needs escaping only in a database that
+    holds odd ones (checked once for all)."""
+    rels = [rel for rel, since in _RELS if util.want(req, since)]
+    pieces = _link_pieces(rels)
+    href = _json_text(f"{util.url_prefix(req)}/resource_providers/")
+    fragment = orjson.Fragment
+    plain = _PLAIN_JSON.fullmatch("".join([r[0] for r in rows])) is not None
+
+    def links(uuid: str):
+        return fragment((href + (uuid if plain else _json_text(uuid))).join(pieces))
+
+    if util.want(req, (1, 14)):
+        return [{"uuid": uuid, "name": name, "generation": generation, "links": links(uuid),
+                 "parent_provider_uuid": parent, "root_provider_uuid": root}
+                for uuid, name, generation, parent, root, _ in rows]
+    return [{"uuid": uuid, "name": name, "generation": generation, "links": links(uuid)}
+            for uuid, name, generation, _, _, _ in rows]
+
+
 @returns_json
 def list_providers(req, resp):
     req.context.auth.can(LIST)
     parsed = schema.parse_list_query(query.pairs(req), req.context.version)
     filters = db.ProviderFilter(**parsed)
-    providers = req.context.db.read(db.list_filtered, filters)
-    body = {"resource_providers": [_render(req, rp) for rp in providers]}
-    util.send_json(req, resp, body, last_modified=util.latest(*map(_stamp, providers)))
+    rows, changed_at = req.context.db.read(db.list_filtered, filters)
+    body = {"resource_providers": _render_rows(req, rows)}
+    util.send_json(req, resp, body, last_modified=changed_at)
 
 
 @takes_json
