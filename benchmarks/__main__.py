@@ -20,7 +20,11 @@ Scenarios (see benchmarks/scenarios.py):
   wide    50 hosts with 8 one-unit VGPU children; 1-8 isolated one-unit groups
 
 --start runs a fresh ``placement-api`` per scenario (SQLite file in a temp
-dir, noauth2, one worker by default) and stops it afterwards. --url uses a
+dir, noauth2, one worker by default) and stops it afterwards. With
+--reference VENV, the reference installed in VENV then serves the same
+database file and the scenario's limited queries are timed on it too; the
+comparison table checks that Placer's median is at most a fifth of the
+reference's. --url uses a
 running server (noauth2 or a token: --token), ideally with an empty
 database (existing providers change the answers); what was loaded is deleted
 after each scenario. CPU and memory are measured only with --start or --pid.
@@ -51,6 +55,8 @@ import placer
 from benchmarks import loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
 from placer.db import engine as db_engine
+
+REFERENCE_RATIO = 0.2  # issue 7: limited queries at least 5x faster than the reference
 
 
 def parse_args(argv):
@@ -83,15 +89,19 @@ def parse_args(argv):
                             + ", ".join(scale.SERVERS.values()) + ")")
     group.add_argument("--only", metavar="NAMES",
                        help="comma-separated query names to run (default: all)")
-    group.add_argument("--reference", metavar="VENV",
-                       help="also serve each database with the reference installed in VENV")
+    parser.add_argument("--reference", metavar="VENV",
+                        help="with --start: also time the reference installed in VENV "
+                             "(openstack-placement and gunicorn) on the same database; for "
+                             "flat/nested/wide, their limited queries")
     group.add_argument("--reference-sizes", metavar="SIZES",
                        help="sizes at which to run the reference (default: --sizes)")
-    group.add_argument("--reference-repeat", type=int, default=3,
-                       help="timed runs per query for the reference (3)")
+    parser.add_argument("--reference-repeat", type=int, default=3,
+                        help="timed runs per query for the reference (3)")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.reference_repeat < 1:
         parser.error("--repeat and --reference-repeat must be at least 1")
+    if args.reference and not args.start:
+        parser.error("--reference needs --start")
     if args.scenario == "scale":
         if not args.start:
             parser.error("--scenario scale needs --start (it writes its own database)")
@@ -106,6 +116,8 @@ def parse_args(argv):
 
 def run_scenario(args, name: str) -> list[runner.Result]:
     scenario = scenarios.build(name)
+    if args.start and args.reference:
+        return _side_by_side(args, scenario)
     if args.start:
         with Server(args.workers, args.max_candidates) as server:
             server_proc = Proc(server.proc.pid) if proc_available() else None
@@ -130,6 +142,24 @@ def _measure(args, client, scenario, server_proc, cap) -> list[runner.Result]:
     for query in scenario.queries:
         results.append(runner.run_query(client, scenario, query, args.repeat, server_proc, cap))
         print(runner.markdown(results[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    return results
+
+
+def _side_by_side(args, scenario) -> list[runner.Result]:
+    """Load and time the scenario on Placer, then time its limited queries on
+    the reference serving the same SQLite file. The reference's results are
+    in a scenario named "<name> (reference)"."""
+    with scale.ThrowAwayDatabase("sqlite") as url:
+        with Server(args.workers, args.max_candidates, connection=url) as server:
+            proc = Proc(server.proc.pid) if proc_available() else None
+            results = _measure(args, loader.Client(server.url), scenario, proc,
+                               args.max_candidates)
+        limited = [q for q in scenario.queries if q.limited]
+        theirs = scenarios.Scenario(f"{scenario.name} (reference)", scenario.providers,
+                                    scenario.allocations, limited)
+        with Server(args.workers, args.max_candidates, connection=url,
+                    reference=args.reference) as server:
+            results += _time_scale(args, server, theirs.name, limited, args.reference_repeat)
     return results
 
 
@@ -216,6 +246,9 @@ def main(argv=None) -> int:
     print("GET /allocation_candidates: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
     print()
     print(runner.markdown(results))
+    if args.reference:
+        print()
+        print(runner.comparison(results, REFERENCE_RATIO))
     if args.json:
         with open(args.json, "w") as f:
             f.write(runner.to_json(results, settings))

@@ -98,6 +98,28 @@ def markdown(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def comparison(results: list[Result], max_ratio: float | None = None) -> str:
+    """Markdown: each query timed on Placer (scenario "x") and on the reference
+    (scenario "x (reference)"): medians, server CPU, the ratio of the medians,
+    and PASS when it is at most ``max_ratio``."""
+    theirs = {(r.scenario.removesuffix(" (reference)"), r.query): r for r in results
+              if r.scenario.endswith(" (reference)")}
+    lines = ["| scenario | query | reference ms | Placer ms | reference CPU ms | Placer CPU ms "
+             "| Placer/reference | result |", "|" + "---|" * 8]
+    for r in results:
+        other = theirs.get((r.scenario, r.query))
+        if other is None:
+            continue
+        ratio = (r.median_ms / other.median_ms
+                 if r.median_ms is not None and other.median_ms else None)
+        verdict = "-" if ratio is None or max_ratio is None else (
+            "PASS" if ratio <= max_ratio else "MISS")
+        cells = (r.scenario, r.query, _fmt(other.median_ms, 1), _fmt(r.median_ms, 1),
+                 _fmt(other.cpu_ms, 1), _fmt(r.cpu_ms, 1), _fmt(ratio, 2), verdict)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _fmt(value, digits: int = 0) -> str:
     if value is None:
         return ""

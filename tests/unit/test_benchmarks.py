@@ -104,6 +104,16 @@ def test_markdown_verdicts():
     assert [line.split("|")[11].strip() for line in table[2:]] == ["PASS", "MISS", "-"]
 
 
+def test_comparison_with_the_reference():
+    rows = [runner.Result("flat", "a limit", median_ms=10.0),
+            runner.Result("flat", "b limit", median_ms=30.0),
+            runner.Result("flat (reference)", "a limit", median_ms=100.0),
+            runner.Result("flat (reference)", "b limit", median_ms=100.0)]
+    table = runner.comparison(rows, 0.2).splitlines()
+    assert len(table) == 4
+    assert table[2].endswith("| 0.10 | PASS |") and table[3].endswith("| 0.30 | MISS |")
+
+
 # -- the scale scenario: generated with SQL, served through the WSGI app ----
 
 import pytest  # noqa: E402
