@@ -49,7 +49,7 @@ def create_app(conf, db: db_engine.Database | None = None):
     """The whole WSGI application for ``conf`` (and ``db``, for tests)."""
     policy.init(conf)
     db = db or open_database(conf)
-    return http_app.wrap(http_app.create_app(db, conf, ROUTES), conf)
+    return http_app.wrap(http_app.create_app(db, conf, ROUTES), conf, db)
 
 
 def tune_gc() -> None:
