@@ -379,7 +379,8 @@ def summary(rows: list[tuple[str, str, int, object]]) -> str:
             cells.append(_pair(_ratio(med[-1], med[-2]), _ratio(cpu[-1], cpu[-2]), 2, 2))
         ends = [res[0], res[-1]] if len(sizes) > 1 else res
         cells += [_f(r.rss_peak_mb if r else None, 0) for r in ends]
-        cells.append(", ".join(_checks(shape, sizes, name, res)))
+        # the targets are Placer's
+        cells.append(", ".join(_checks(shape, sizes, name, res)) if srv == "placer" else "")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
