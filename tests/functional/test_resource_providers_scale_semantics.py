@@ -252,3 +252,17 @@ def test_generation_null_in_the_database_lists_as_zero(api, db):
     listed = api.get(RPS, version="1.39").json["resource_providers"]
     assert listed[0]["generation"] == 0
     assert api.get(f"{RPS}/{uuid}", version="1.39").json["generation"] == 0
+
+
+def test_step_size_rule_for_every_amount(api, db):
+    # The step rule is SQL 'step_size IN (divisors of the amount)': check it
+    # against the plain arithmetic, odd stored values (0, negative) included.
+    steps = [1, 2, 3, 7, 12, 64, 1024, 0, -2]
+    uuids = {}
+    for step in steps:
+        uuids[step] = make(api, f"step{step}")
+        add_inventory(db, uuids[step], "DISK_GB", total=2**31 - 1, step_size=step)
+    amounts = [*range(1, 30), 1024, 2048, 735134400, 2**31 - 1]
+    for amount in amounts:
+        got = set(_uuids(api.get(f"{RPS}?resources=DISK_GB:{amount}", version="1.39")))
+        assert got == {uuids[s] for s in steps if s > 0 and amount % s == 0}, amount

@@ -71,17 +71,17 @@ def _render_rows(req, rows) -> list[dict]:
     pieces = _link_pieces(rels)
     href = _json_text(f"{util.url_prefix(req)}/resource_providers/")
     fragment = orjson.Fragment
-    plain = _PLAIN_JSON.fullmatch("".join([r[0] for r in rows])) is not None
-
-    def links(uuid: str):
-        return fragment((href + (uuid if plain else _json_text(uuid))).join(pieces))
-
+    uuids = [r[0] for r in rows]
+    if _PLAIN_JSON.fullmatch("".join(uuids)) is None:
+        uuids = [_json_text(uuid) for uuid in uuids]
+    links = [fragment((href + uuid).join(pieces)) for uuid in uuids]
+    both = zip(rows, links, strict=True)
     if util.want(req, (1, 14)):
-        return [{"uuid": uuid, "name": name, "generation": generation, "links": links(uuid),
+        return [{"uuid": uuid, "name": name, "generation": generation, "links": link,
                  "parent_provider_uuid": parent, "root_provider_uuid": root}
-                for uuid, name, generation, parent, root, _ in rows]
-    return [{"uuid": uuid, "name": name, "generation": generation, "links": links(uuid)}
-            for uuid, name, generation, _, _, _ in rows]
+                for (uuid, name, generation, parent, root, _), link in both]
+    return [{"uuid": uuid, "name": name, "generation": generation, "links": link}
+            for (uuid, name, generation, _, _, _), link in both]
 
 
 @returns_json
