@@ -113,7 +113,8 @@ class _Walk:
         if any(not g.resources for g in request.groups):
             aux |= _classless_sharing_roots(conn, rc_ids, aux)
         self.aux_roots = aux
-        self.aux = load_trees(conn, sorted(aux))
+        self.class_names = _class_names(conn)
+        self.aux = load_trees(conn, sorted(aux), self.class_names)
         self.sharing = [p for p in self.aux if p.is_sharing and p.inventories]
         self.where = _RootFilter(self).conditions()
 
@@ -144,7 +145,8 @@ class _Walk:
         else:
             chunks = self._in_id_order(first, largest)
         for ids in chunks:
-            trees = load_trees(self.conn, [i for i in ids if i not in self.aux_roots])
+            trees = load_trees(self.conn, [i for i in ids if i not in self.aux_roots],
+                               self.class_names)
             yield Snapshot(self.aux + trees, anchor_ids=ids)
 
     def _in_id_order(self, size: int, largest: int) -> Iterator[list[int]]:
@@ -413,9 +415,11 @@ def _among(column, ids) -> sa.ColumnElement:
         sa.literal_column(f"({','.join(map(str, ids))})"))
 
 
-def load_trees(conn: Connection, root_ids: list[int]) -> list[Provider]:
+def load_trees(conn: Connection, root_ids: list[int],
+               class_names: dict[int, str] | None = None) -> list[Provider]:
     """Every provider of the trees of ``root_ids``, with its inventories,
-    usages, traits and aggregates: five queries, whatever the number."""
+    usages, traits and aggregates: five queries, whatever the number
+    (``class_names``, id -> name, saves a sixth)."""
     if not root_ids:
         return []
     rows = conn.execute(
@@ -423,7 +427,7 @@ def load_trees(conn: Connection, root_ids: list[int]) -> list[Provider]:
                   rp_t.c.parent_provider_id, rp_t.c.root_provider_id)
         .where(_among(rp_t.c.root_provider_id, root_ids))).all()
     ids = [r[0] for r in rows]
-    names = _class_names(conn)
+    names = class_names or _class_names(conn)
     inventories: dict[int, dict[str, Inventory]] = collections.defaultdict(dict)
     for rp, rc, *fields in conn.execute(
             sa.select(inv_t.c.resource_provider_id, inv_t.c.resource_class_id, inv_t.c.total,
