@@ -21,7 +21,6 @@ import json
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -38,6 +37,7 @@ from placer.db import migration, sync
 from placer.db import tables as t
 from tests import factories
 from tests.conftest import BACKENDS, ThrowAwayDatabase
+from tests.helpers.processes import stop_process
 
 pytestmark = pytest.mark.stress
 
@@ -74,17 +74,17 @@ class Server:
 
     LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+)")
 
-    def __init__(self, url: str, tmp_path):
+    def __init__(self, url: str, tmp_path, database_options: str = "", workers: int = WORKERS):
         conf = tmp_path / "placement.conf"
         conf.write_text("[api]\nauth_strategy = noauth2\n"
                         f"[placement]\nallocation_conflict_retry_count = {RETRIES}\n"
-                        f"[placement_database]\nconnection = {url}\n")
+                        f"[placement_database]\nconnection = {url}\n{database_options}")
         self.port: int | None = None
         self.log_path = tmp_path / "placement-api.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "placer.cli.api", "--config-file", str(conf),
-                 "--bind", "127.0.0.1:0", "--workers", str(WORKERS)],
+                 "--bind", "127.0.0.1:0", "--workers", str(workers)],
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def wait_ready(self, timeout: float = 60.0) -> None:
@@ -113,13 +113,7 @@ class Server:
             conn.close()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()  # gunicorn's master stops its workers
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # our own process group only
-                self.proc.wait()
+        stop_process(self.proc)
 
     def log_excerpt(self, lines: int = 120) -> str:
         """The log without the one-line-per-request noise: errors and tracebacks."""

@@ -23,8 +23,6 @@ Knobs: PLACER_STRESS_STEPS, PLACER_STRESS_SEED (as the other stress test).
 
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -96,19 +94,8 @@ def migrated(cluster, tmp_path_factory):
 class Server(stress.Server):
     """placement-api on one node, with causal reads."""
 
-    def __init__(self, url: str, tmp_path):  # not super().__init__: it starts its own
-        conf = tmp_path / "placement.conf"
-        conf.write_text("[api]\nauth_strategy = noauth2\n"
-                        f"[placement]\nallocation_conflict_retry_count = {stress.RETRIES}\n"
-                        f"[placement_database]\nconnection = {url}\n"
-                        f"mysql_wsrep_sync_wait = {SYNC_WAIT}\n")
-        self.port = None
-        self.log_path = tmp_path / "placement-api.log"
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "placer.cli.api", "--config-file", str(conf),
-                 "--bind", "127.0.0.1:0", "--workers", str(WORKERS)],
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    def __init__(self, url: str, tmp_path):
+        super().__init__(url, tmp_path, f"mysql_wsrep_sync_wait = {SYNC_WAIT}\n", WORKERS)
 
 
 @pytest.fixture(scope="module")

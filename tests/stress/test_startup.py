@@ -25,6 +25,7 @@ from placer.db import migration, sync
 from placer.db.tables import traits
 from tests.conftest import ThrowAwayDatabase
 from tests.faults import Outage
+from tests.helpers.processes import stop_process
 
 pytestmark = pytest.mark.stress
 
@@ -92,13 +93,7 @@ class Server:
         return [int(p) for p in re.findall(r"Booting worker with pid: (\d+)", self.log())]
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()  # gunicorn's master stops its workers
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)  # our own process group only
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 @pytest.fixture
