@@ -367,7 +367,8 @@ def _with_capacity(rc_id: int, amount: int):
     class-wide usage aggregate costs the whole cloud every time. The step
     rule is written ``step_size IN (divisors)``: PostgreSQL estimates that
     from its statistics, whereas ``amount % step_size = 0`` gets a fixed
-    guess of 0.5% that made it nest loops over every provider (minutes)."""
+    guess of 0.5% that made it nest loops over every provider (quadratic:
+    7 to 35 s at 10,000 providers)."""
     if amount > MAX_INT:
         return sa.false()  # beyond any max_unit the API can store
     inv, alloc = inventories, allocations
