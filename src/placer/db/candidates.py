@@ -200,6 +200,11 @@ class _RootFilter:
 
     def _unsuffixed(self, group: RequestGroup) -> list:
         names, root = self.names, self.root
+        # the sharing providers that may serve other trees for this group
+        serving = [] if group.in_tree else [
+            s for s in self.sharing
+            if all(s.aggregates & any_of for any_of in group.member_of)
+            and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)]
         # cheap and selective tests first: databases mostly keep this order
         conds = []
         if group.in_tree:
@@ -217,7 +222,7 @@ class _RootFilter:
                 # a set the database computes once, rather than a probe per root
                 sa.and_(root.in_(in_first), self.tests.some(sa.select(1).select_from(p).where(
                     p.c.root_provider_id == root, *self.tests.member_of(p.c.id, group, names)))),
-                self._served_by(self.sharing)))
+                self._served_by(serving)))
         for clause in group.trait_clauses:
             # judged on every provider the group uses: any of the tree's,
             # or a sharing provider serving it
@@ -226,7 +231,7 @@ class _RootFilter:
                 p.c.root_provider_id == root,
                 self.tests.has_trait(p.c.id, self._trait_ids(clause))))
             conds.append(sa.or_(anywhere, self._served_by(
-                s for s in self.sharing if s.traits & clause)))
+                s for s in serving if s.traits & clause)))
         for rc, amount in group.resources.items():
             p, inv = rp_t.alias("p"), inv_t.alias("i")
             own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
@@ -237,10 +242,8 @@ class _RootFilter:
                 own.append(~self.tests.in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
             found = self.tests.some(sa.select(1).select_from(
                 p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-            if group.in_tree is None:
-                found = sa.or_(found, self._served_by(
-                    s for s in self.sharing if s.fits(rc, amount)))
-            conds.append(found)
+            conds.append(sa.or_(found, self._served_by(
+                s for s in serving if s.fits(rc, amount))))
         return conds
 
     def _granular(self, group: RequestGroup) -> sa.ColumnElement:
@@ -268,7 +271,10 @@ class _RootFilter:
         return sa.or_(found, self._served_by(
             s for s in self.sharing
             if all(s.fits(c, n) for c, n in group.resources.items())
-            and (target is None or s.root_id == target)))
+            and (target is None or s.root_id == target)
+            and all(clause & s.traits for clause in group.trait_clauses)
+            and all(s.aggregates & any_of for any_of in group.member_of)
+            and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)))
 
     def _served_by(self, sharing: Iterable[Provider]) -> sa.ColumnElement:
         """The root is served by one of these sharing providers: it is the
