@@ -14,7 +14,7 @@ import threading
 
 import sqlalchemy as sa
 
-from tests.conftest import ThrowAwayDatabase
+from tests.helpers.databases import ThrowAwayDatabase
 
 
 class Forwarder:

@@ -7,8 +7,8 @@ import logging
 import pytest
 
 from placer import exceptions, wsgi
-from tests.conftest import make_conf
 from tests.faults import Outage
+from tests.helpers.api import make_conf
 
 FAILED = "SQL connection failed"
 

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations, tables
-from tests.conftest import make_conf
+from tests.helpers.api import make_conf
 
 INITIAL, ROOT_GUARD, CONSUMER_GUARD, CONSUMER_TYPES, HEAD = (
     "b4ed3a175331", "611cd6dffd7b", "b5c396305c25", "422ece571366", "a082b8bb98d0")

@@ -9,7 +9,8 @@ Galera stress test (tests/stress/test_galera.py) proves what it does there.
 import pytest
 
 from placer.db import engine as db_engine
-from tests.conftest import BACKENDS, ThrowAwayDatabase, make_conf
+from tests.helpers.api import make_conf
+from tests.helpers.databases import BACKENDS, ThrowAwayDatabase
 
 
 @pytest.fixture

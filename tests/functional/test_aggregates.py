@@ -2,7 +2,6 @@
 headers; 1.23 error codes)."""
 
 import threading
-import time
 import uuid as uuidlib
 
 import pytest
@@ -10,8 +9,9 @@ import sqlalchemy as sa
 
 from placer.db import aggregates as agg_db
 from placer.db import tables
-from tests.conftest import assert_error
 from tests.functional.test_traits import generation, make_provider
+from tests.helpers.api import assert_error
+from tests.helpers.races import SecondWriter
 
 A1 = "aaaaaaaa-0000-4000-8000-000000000001"
 A2 = "bbbbbbbb-0000-4000-8000-000000000002"
@@ -189,23 +189,18 @@ def test_headers_from_1_15(api, rp):
 def test_same_new_aggregate_created_by_two_transactions_at_once(db):
     """The second creator waits for the first and reuses its row: no unique-key error."""
     fresh = str(uuidlib.uuid4())
-    result = {}
-
-    def second():
-        try:
-            result["ids"] = db.write(agg_db.ensure, [fresh, A1])
-        except Exception as exc:  # reported below, not lost in the thread
-            result["error"] = exc
-
+    second = SecondWriter(db, tables.placement_aggregates, agg_db.ensure, [fresh, A1])
     with db.transaction(write=True) as conn:
         first = agg_db.ensure(conn, [fresh])
-        worker = threading.Thread(target=second)
-        worker.start()
-        time.sleep(0.3)  # let it reach the insert and wait on our uncommitted row
-    worker.join(60)
-    assert "error" not in result, result.get("error")
-    assert result["ids"][fresh] == first[fresh]
+        second.start().wait_until_blocked()  # on our uncommitted row
+    ids = second.join()
+    assert ids[fresh] == first[fresh]
     assert sorted(aggregate_rows(db)) == sorted([fresh, A1])
+    # the race happened: the second tried to create ``fresh`` too, and skipped it
+    # (SQLite serialises writers at BEGIN: it found the row and created A1 only)
+    [(params, inserted)] = second.inserts()
+    assert (fresh in str(params)) == (db.backend != "sqlite"), params
+    assert A1 in str(params) and inserted == 1
 
 
 def test_concurrent_puts_sharing_new_aggregates_all_succeed(api, db):

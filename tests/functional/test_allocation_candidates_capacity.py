@@ -4,7 +4,7 @@ candidate takes from one provider over several groups."""
 
 import pytest
 
-from tests.functional.test_allocation_candidates_helpers import SHARING, Env, alloc
+from tests.helpers.candidates import SHARING, Env, alloc
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import collections
 import pytest
 
 from placer import wsgi
-from tests.conftest import Api, make_conf
-from tests.functional.test_allocation_candidates_helpers import Env
+from tests.helpers.api import Api, make_conf
+from tests.helpers.candidates import Env
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ reference server, which gives exactly the answers asserted here.
 
 import pytest
 
-from tests.functional.test_allocation_candidates_helpers import SHARING, Env, alloc, mapping
+from tests.helpers.candidates import SHARING, Env, alloc, mapping
 
 TRIO = "resources=VCPU:1,MEMORY_MB:512,DISK_GB:500"
 HOST = {"VCPU": 8, "MEMORY_MB": 1024, "DISK_GB": 1000}

@@ -5,7 +5,7 @@ root_required and same_subtree corner cases."""
 
 import pytest
 
-from tests.functional.test_allocation_candidates_helpers import SHARING, Env, alloc, mapping
+from tests.helpers.candidates import SHARING, Env, alloc, mapping
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ traits, parent and root)."""
 
 import pytest
 
-from tests.functional.test_allocation_candidates_helpers import SHARING, Env, alloc
+from tests.helpers.candidates import SHARING, Env, alloc
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ reference server), and which error wins when a query has several."""
 
 import pytest
 
-from tests.conftest import assert_error
-from tests.functional.test_allocation_candidates_helpers import BAD_REQUEST, Env
+from tests.helpers.api import assert_error
+from tests.helpers.candidates import BAD_REQUEST, Env
 
 AGG = "1a5c6e0e-5a4c-4b0b-8d3e-3b7c5e6a1f00"
 UNDEFINED = "placement.undefined_code"

@@ -4,8 +4,8 @@ the version that adds it accepts it; the body's shape at every version."""
 
 import pytest
 
-from tests.conftest import assert_error
-from tests.functional.test_allocation_candidates_helpers import (
+from tests.helpers.api import assert_error
+from tests.helpers.candidates import (
     BAD_REQUEST,
     SHARING,
     Env,

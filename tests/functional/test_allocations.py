@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from tests import factories
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
 
 PROJECT = {"project_id": "proj", "user_id": "user"}
 

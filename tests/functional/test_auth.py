@@ -10,7 +10,7 @@ import pytest
 from keystonemiddleware import fixture as ks_fixture
 
 from placer import policy, wsgi
-from tests.conftest import Api, assert_error, make_conf
+from tests.helpers.api import Api, assert_error, make_conf
 
 LIST_DENIED = "Policy does not allow placement:resource_classes:list to be performed."
 LATEST = "latest"

@@ -10,7 +10,7 @@ import pytest
 import webob
 
 from placer import wsgi
-from tests.conftest import Api, assert_error, make_conf
+from tests.helpers.api import Api, assert_error, make_conf
 
 LATEST = "latest"
 JSON_HEADERS = {"Content-Type": "application/json"}

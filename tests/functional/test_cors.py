@@ -4,7 +4,7 @@ its allowed and exposed headers are oslo.middleware's defaults."""
 import pytest
 
 from placer import wsgi
-from tests.conftest import Api, make_conf
+from tests.helpers.api import Api, make_conf
 
 ORIGIN = "http://dashboard.test"
 EXPOSED = ("X-Auth-Token,X-Openstack-Request-Id,X-Subject-Token,X-Service-Token,"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import IN_CI, ThrowAwayDatabase
+from tests.helpers.databases import IN_CI, ThrowAwayDatabase
 
 README = (Path(__file__).parents[2] / "README.md").read_text()
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ from placer.db import engine as db_engine
 from placer.http import app as http_app
 from placer.http import health
 from placer.routes import ROUTES
-from tests.conftest import Api, make_conf
+from tests.helpers.api import Api, make_conf
 
 # Unreachable servers (port 1 refuses at once), per backend.
 UNREACHABLE = {"sqlite": "sqlite:////nonexistent-placer-dir/placement.sqlite",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
 
 
 def test_root_is_the_version_document_without_auth(api):

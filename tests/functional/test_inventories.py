@@ -14,7 +14,7 @@ from placer.db import tables as t
 from placer.http import app as http_app
 from placer.http.routing import Method
 from placer.routes import ROUTES
-from tests.conftest import Api, assert_error
+from tests.helpers.api import Api, assert_error
 
 RP = "11111111-2222-3333-4444-555555555555"
 GONE = "99999999-2222-3333-4444-555555555555"
@@ -632,10 +632,10 @@ def test_delete_all_before_1_5_handler_says_405(db, conf, stocked):
     assert state(db)[0] == 2
 
 
-@pytest.mark.xfail(ROUTES["/resource_providers/{uuid}/inventories"]["DELETE"].since != (1, 0),
-                   reason="routes.py must route DELETE .../inventories from 1.0 (the handler "
-                          "answers 405 before 1.5, as the reference does)")
 def test_delete_all_before_1_5_is_405(api, db, stocked):
+    # routes.py routes DELETE .../inventories from 1.0: the handler answers 405
+    # before 1.5, as the reference does
+    assert ROUTES["/resource_providers/{uuid}/inventories"]["DELETE"].since == (1, 0)
     assert_error(api.delete(INVS, version="1.4"), 405,
                  "The method DELETE is not allowed for this resource.")
     assert state(db)[0] == 2

@@ -2,7 +2,7 @@
 
 import os_resource_classes as orc
 
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
 
 
 def test_list_has_every_standard_class_in_library_order(api):

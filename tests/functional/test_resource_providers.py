@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from placer.db import tables as t
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
 
 RPS = "/resource_providers"
 U1 = "11111111-1111-1111-1111-111111111111"

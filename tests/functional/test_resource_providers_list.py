@@ -6,7 +6,6 @@ import email.utils
 import pytest
 
 from placer.model.inventory import Inventory, amount_within_units
-from tests.conftest import assert_error
 from tests.functional.test_resource_providers import (
     RPS,
     add_aggregates,
@@ -17,6 +16,7 @@ from tests.functional.test_resource_providers import (
     links,
     make,
 )
+from tests.helpers.api import assert_error
 
 AGG1 = "aaaaaaaa-0000-0000-0000-000000000001"
 AGG2 = "aaaaaaaa-0000-0000-0000-000000000002"

@@ -2,7 +2,6 @@
 headers; 1.23 error codes)."""
 
 import threading
-import time
 import uuid as uuidlib
 
 import os_traits
@@ -11,7 +10,8 @@ import sqlalchemy as sa
 
 from placer.db import tables
 from placer.db import traits as trait_db
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
+from tests.helpers.races import SecondWriter
 
 CONCURRENT = "placement.concurrent_update"
 UNDEFINED = "placement.undefined_code"
@@ -405,23 +405,18 @@ def test_provider_traits_at_latest(api, db):
 
 def test_same_trait_created_by_two_transactions_at_once(db):
     """The second creator waits for the first, then finds the trait: no error."""
-    result = {}
-
-    def second():
-        try:
-            result["answer"] = db.write(trait_db.ensure_custom, "CUSTOM_RACE")
-        except Exception as exc:  # reported below, not lost in the thread
-            result["error"] = exc
-
+    second = SecondWriter(db, tables.traits, trait_db.ensure_custom, "CUSTOM_RACE")
     with db.transaction(write=True) as conn:
         trait, created = trait_db.ensure_custom(conn, "CUSTOM_RACE")
-        worker = threading.Thread(target=second)
-        worker.start()
-        time.sleep(0.3)  # let it reach the insert and wait on our uncommitted row
-    worker.join(60)
-    assert created and "error" not in result, result.get("error")
-    assert result["answer"] == (trait, False)
+        second.start().wait_until_blocked()  # on our uncommitted row
+    answer = second.join()
+    assert created
+    assert answer == (trait, False)
     assert custom_traits(db) == ["CUSTOM_RACE"]
+    # the race happened: the second tried to create the trait too, and its insert
+    # skipped it (SQLite serialises writers at BEGIN: it found the trait, no insert)
+    inserted = [rows for _, rows in second.inserts()]
+    assert inserted == ([] if db.backend == "sqlite" else [0])
 
 
 def test_concurrent_provider_trait_writers_one_wins(api, db):

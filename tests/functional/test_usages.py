@@ -2,8 +2,8 @@
 
 import email.utils
 
-from tests.conftest import assert_error
 from tests.functional.test_inventories import RP, allocate, make_provider
+from tests.helpers.api import assert_error
 
 USAGES = f"/resource_providers/{RP}/usages"
 

@@ -34,9 +34,10 @@ from placer.db import engine as db_engine
 from placer.db import migration
 from placer.db import tables as t
 from tests import factories
-from tests.conftest import BACKENDS, IN_CI, make_conf
+from tests.helpers import stress
+from tests.helpers.api import make_conf
+from tests.helpers.databases import BACKENDS, IN_CI
 from tests.stress import galera
-from tests.stress import test_concurrent_allocations as stress
 
 pytestmark = pytest.mark.stress
 

@@ -23,8 +23,8 @@ import pytest
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.db.tables import traits
-from tests.conftest import ThrowAwayDatabase
 from tests.faults import Outage
+from tests.helpers.databases import ThrowAwayDatabase
 from tests.helpers.processes import stop_process
 
 pytestmark = pytest.mark.stress

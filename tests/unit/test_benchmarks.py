@@ -123,7 +123,7 @@ from benchmarks import scale  # noqa: E402
 from placer import wsgi  # noqa: E402
 from placer.db import engine as db_engine  # noqa: E402
 from placer.db import tables as t  # noqa: E402
-from tests.conftest import Api, make_conf  # noqa: E402
+from tests.helpers.api import Api, make_conf  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=scale.SHAPES)

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from placer.cli import manage
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations, tables
-from tests.conftest import ThrowAwayDatabase
+from tests.helpers.databases import ThrowAwayDatabase
 
 HEAD = "a082b8bb98d0"
 INITIAL = "b4ed3a175331"

@@ -9,7 +9,7 @@ import pytest
 from placer.cli import status
 from placer.db import engine as db_engine
 from placer.db import migration, tables
-from tests.conftest import ThrowAwayDatabase
+from tests.helpers.databases import ThrowAwayDatabase
 
 ALL_GOOD = """\
 +-------------------------------------------+

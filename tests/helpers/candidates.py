@@ -10,7 +10,7 @@ returns candidates in no particular order.
 import urllib.parse
 import uuid as uuidlib
 
-from tests.conftest import assert_error
+from tests.helpers.api import assert_error
 
 LATEST = "1.39"
 SHARING = "MISC_SHARES_VIA_AGGREGATE"
