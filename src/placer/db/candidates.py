@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from placer.candidates import precheck, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
+from placer.db import capacity
 from placer.db import tables as t
 
 rp_t = t.resource_providers
@@ -38,9 +39,6 @@ rpa_t = t.resource_provider_aggregates
 # more roots than candidates), later ones grow to amortise the queries.
 FIRST_BATCH = (16, 1000)  # bounds of the first batch; unlimited queries start at the top
 LARGEST_BATCH = 4000
-# The database computes capacity in its own float type (single precision on
-# MySQL and PostgreSQL); this much headroom keeps its test looser than ours.
-_CAPACITY_SLACK = 1.0001
 
 
 @dataclass
@@ -235,7 +233,7 @@ class _RootFilter:
         for rc, amount in group.resources.items():
             p, inv = rp_t.alias("p"), inv_t.alias("i")
             own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
-                   *_fits(inv, amount)]
+                   *capacity.can_take(inv, amount, headroom=True)]
             if group.forbidden:
                 own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
             if group.forbidden_aggs:
@@ -251,12 +249,12 @@ class _RootFilter:
         (rc, amount), *others = group.resources.items()
         p, inv = rp_t.alias("p"), inv_t.alias("i")
         own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
-               *_fits(inv, amount)]
+               *capacity.can_take(inv, amount, headroom=True)]
         for other, n in others:
             more = inv_t.alias("j")
             own.append(self.tests.some(sa.select(1).where(
                 more.c.resource_provider_id == p.c.id,
-                _class_is(more, names.classes[other]), *_fits(more, n))))
+                _class_is(more, names.classes[other]), *capacity.can_take(more, n, headroom=True))))
         own += [self.tests.has_trait(p.c.id, self._trait_ids(c)) for c in group.trait_clauses]
         if group.forbidden:
             own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
@@ -303,18 +301,6 @@ def _class_is(inv, rc_id: int) -> sa.ColumnElement:
     without statistics) from scanning every inventory of the class for each
     root: the provider-and-class unique index is the way in."""
     return inv.c.resource_class_id + 0 == rc_id
-
-
-def _fits(inv, amount: int) -> list:
-    """SQL: the inventory row can take ``amount`` on its own (Provider.fits)."""
-    a = t.allocations
-    used = sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0)).where(
-        a.c.resource_provider_id == inv.c.resource_provider_id,
-        a.c.resource_class_id == inv.c.resource_class_id).scalar_subquery()
-    return [inv.c.min_unit <= amount, inv.c.max_unit >= amount,
-            sa.literal(amount) % inv.c.step_size == 0,
-            used + amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
-            * _CAPACITY_SLACK + 1]
 
 
 class _Tests:

@@ -3,8 +3,6 @@ provider CRUD and queries (list filters, trees)."""
 
 import dataclasses
 import datetime
-import functools
-import math
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -12,6 +10,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
+from placer.db import capacity
 from placer.db.tables import (
     allocations,
     inventories,
@@ -22,7 +21,6 @@ from placer.db.tables import (
     traits,
 )
 from placer.db.tables import resource_providers as rp_t
-from placer.model.inventory import MAX_INT
 
 PROVIDER_CHANGED = ("Another thread concurrently updated the resource provider data. "
                     "Please retry your update")
@@ -349,41 +347,14 @@ def _having(table, column, ids):
     return rp_t.c.id.in_(sa.select(table.c.resource_provider_id).where(column.in_(ids)))
 
 
-@functools.lru_cache(maxsize=256)
-def _divisors(amount: int) -> tuple[int, ...]:
-    """The step sizes an amount (1 or more) is a multiple of."""
-    small = [d for d in range(1, math.isqrt(amount) + 1) if amount % d == 0]
-    return tuple(sorted({*small, *(amount // d for d in small)}))
-
-
 def _with_capacity(rc_id: int, amount: int):
-    """Providers whose inventory of the class can give ``amount`` more: the
-    rules of model.inventory (amount_within_units, capacity), in SQL.
-    Comparing the integer demand with the unrounded capacity is the same as
-    comparing it with int(capacity).
-
-    A correlated EXISTS, its usage summed through the (provider, class, used)
-    index: the cost follows the providers the other filters leave, where a
-    class-wide usage aggregate costs the whole cloud every time. The step
-    rule is written ``step_size IN (divisors)``: PostgreSQL estimates that
-    from its statistics, whereas ``amount % step_size = 0`` gets a fixed
-    guess of 0.5% that made it nest loops over every provider (quadratic:
-    7 to 35 s at 10,000 providers)."""
-    if amount > MAX_INT:
-        return sa.false()  # beyond any max_unit the API can store
-    inv, alloc = inventories, allocations
-    amount_ = sa.literal(amount, sa.Integer)
-    used = (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
-            .where(alloc.c.resource_provider_id == inv.c.resource_provider_id,
-                   alloc.c.resource_class_id == rc_id)
-            .scalar_subquery())
+    """Providers whose inventory of the class can give ``amount`` more: a
+    correlated EXISTS, whose cost follows the providers the other filters
+    leave (a class-wide usage aggregate would cost the whole cloud)."""
+    inv = inventories
     return (sa.select(inv.c.id)
             .where(inv.c.resource_provider_id == rp_t.c.id, inv.c.resource_class_id == rc_id,
-                   inv.c.min_unit <= amount_, inv.c.max_unit >= amount_,
-                   # inlined: a large amount can have a thousand divisors
-                   inv.c.step_size.op("IN")(sa.literal_column(
-                       f"({','.join(map(str, _divisors(amount)))})")),
-                   used + amount_ <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio)
+                   *capacity.can_take(inv, amount))
             .exists())
 
 

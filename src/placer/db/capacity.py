@@ -1,0 +1,53 @@
+"""The rules of model.inventory (amount_within_units, capacity) in SQL: can
+an inventory row take an amount more? Used where the database filters
+providers: GET /resource_providers?resources= and the candidate root filter.
+"""
+
+import functools
+import math
+
+import sqlalchemy as sa
+
+from placer.db.tables import allocations
+from placer.model.inventory import MAX_INT
+
+# MySQL stores allocation_ratio in single precision and computes with that
+# value, while Python reads it back rounded to its shortest text (0.9, not
+# 0.89999998): the database's capacity can be a hair below ours. A filter that
+# must never be stricter than the engine adds this much headroom.
+_HEADROOM = (1.0001, 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _divisors(amount: int) -> tuple[int, ...]:
+    """The step sizes an amount (1 or more) is a multiple of."""
+    small = [d for d in range(1, math.isqrt(amount) + 1) if amount % d == 0]
+    return tuple(sorted({*small, *(amount // d for d in small)}))
+
+
+def can_take(inv, amount: int, *, headroom: bool = False) -> list:
+    """Conditions on ``inv`` (the inventories table or an alias) that its row
+    can give ``amount`` more, usage summed through the (provider, class,
+    used) index. Comparing the integer demand with the unrounded capacity is
+    the same as comparing it with int(capacity). ``headroom``: a necessary
+    condition only, looser by a rounding error (see _HEADROOM).
+
+    The step rule is written ``step_size IN (divisors)``: PostgreSQL estimates
+    that from its statistics, whereas ``amount % step_size = 0`` gets a fixed
+    guess of 0.5% that made it nest loops over every provider (7 to 35 s at
+    10,000 providers)."""
+    if amount > MAX_INT:
+        return [sa.false()]  # beyond any max_unit the API can store
+    used = (sa.select(sa.func.coalesce(sa.func.sum(allocations.c.used), 0))
+            .where(allocations.c.resource_provider_id == inv.c.resource_provider_id,
+                   allocations.c.resource_class_id == inv.c.resource_class_id)
+            .scalar_subquery())
+    room = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+    if headroom:
+        room = room * _HEADROOM[0] + _HEADROOM[1]
+    amount_ = sa.literal(amount, sa.Integer)
+    return [inv.c.min_unit <= amount_, inv.c.max_unit >= amount_,
+            # inlined: a large amount can have a thousand divisors
+            inv.c.step_size.op("IN")(sa.literal_column(
+                f"({','.join(map(str, _divisors(amount)))})")),
+            used + amount_ <= room]
