@@ -13,7 +13,6 @@ import gc
 import logging
 import threading
 
-from oslo_context import context as oslo_context
 from oslo_log import log as oslo_log
 
 from placer import conf as placer_conf
@@ -21,7 +20,7 @@ from placer import exceptions, policy
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.http import app as http_app
-from placer.http import errors
+from placer.http import errors, requestlog
 from placer.routes import ROUTES
 
 LOG = logging.getLogger(__name__)
@@ -75,6 +74,13 @@ _lock = threading.Lock()
 _application = None
 
 
+def _refusal(exc: exceptions.PlacerError):
+    def app(environ, start_response):
+        return errors.render(environ, exc.status, exc.detail, None, exc.headers)(
+            environ, start_response)
+    return app
+
+
 def application(environ, start_response):
     """The WSGI entry point: the app for the configuration found at first call."""
     global _application
@@ -84,13 +90,7 @@ def application(environ, start_response):
                 try:
                     _application = init_application()
                 except exceptions.DatabaseUnavailable as exc:
-                    # the middleware that gives requests their id and JSON by
-                    # default is not built yet: do as it does
-                    if environ.get("HTTP_ACCEPT", "") in ("", "*/*"):
-                        environ["HTTP_ACCEPT"] = "application/json"
-                    request_id = environ.setdefault(errors.REQUEST_ID_ENVIRON,
-                                                    oslo_context.generate_request_id())
-                    headers = {**exc.headers, "x-openstack-request-id": request_id}
-                    err = errors.render(environ, exc.status, exc.detail, None, headers)
-                    return err(environ, start_response)
+                    # the API's outermost middleware gives the answer its
+                    # request id, JSON by default and its log line
+                    return requestlog.RequestLog(_refusal(exc))(environ, start_response)
     return _application(environ, start_response)

@@ -19,7 +19,6 @@ from placer.db import engine as db_engine
 LOG = logging.getLogger(__name__)
 
 PATH = "/healthcheck"
-DEFAULT_BACKENDS = ["placement_database"]
 
 
 class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
