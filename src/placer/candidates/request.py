@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from placer import exceptions
-from placer.candidates import _schema
 from placer.model import query_values
+from placer.schemas import allocation_candidates as _schema
 
 Version = tuple[int, int]
 
