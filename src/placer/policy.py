@@ -59,73 +59,109 @@ _BASE_RULES = [
      "Default rule for project level reader APIs.", _PROJECT, _LEGACY_ADMIN),
 ]
 
+# The API rule names handlers check (``req.context.auth.can(policy.TRAITS_LIST)``).
+# Only here are they written out.
+RESOURCE_PROVIDERS_LIST = "placement:resource_providers:list"
+RESOURCE_PROVIDERS_CREATE = "placement:resource_providers:create"
+RESOURCE_PROVIDERS_SHOW = "placement:resource_providers:show"
+RESOURCE_PROVIDERS_UPDATE = "placement:resource_providers:update"
+RESOURCE_PROVIDERS_DELETE = "placement:resource_providers:delete"
+RESOURCE_CLASSES_LIST = "placement:resource_classes:list"
+RESOURCE_CLASSES_CREATE = "placement:resource_classes:create"
+RESOURCE_CLASSES_SHOW = "placement:resource_classes:show"
+RESOURCE_CLASSES_UPDATE = "placement:resource_classes:update"
+RESOURCE_CLASSES_DELETE = "placement:resource_classes:delete"
+INVENTORIES_LIST = "placement:resource_providers:inventories:list"
+INVENTORIES_CREATE = "placement:resource_providers:inventories:create"
+INVENTORIES_SHOW = "placement:resource_providers:inventories:show"
+INVENTORIES_UPDATE = "placement:resource_providers:inventories:update"
+INVENTORIES_DELETE = "placement:resource_providers:inventories:delete"
+AGGREGATES_LIST = "placement:resource_providers:aggregates:list"
+AGGREGATES_UPDATE = "placement:resource_providers:aggregates:update"
+PROVIDER_USAGES = "placement:resource_providers:usages"
+TOTAL_USAGES = "placement:usages"
+TRAITS_LIST = "placement:traits:list"
+TRAITS_SHOW = "placement:traits:show"
+TRAITS_UPDATE = "placement:traits:update"
+TRAITS_DELETE = "placement:traits:delete"
+PROVIDER_TRAITS_LIST = "placement:resource_providers:traits:list"
+PROVIDER_TRAITS_UPDATE = "placement:resource_providers:traits:update"
+PROVIDER_TRAITS_DELETE = "placement:resource_providers:traits:delete"
+ALLOCATIONS_MANAGE = "placement:allocations:manage"
+ALLOCATIONS_LIST = "placement:allocations:list"
+ALLOCATIONS_UPDATE = "placement:allocations:update"
+ALLOCATIONS_DELETE = "placement:allocations:delete"
+PROVIDER_ALLOCATIONS_LIST = "placement:resource_providers:allocations:list"
+ALLOCATION_CANDIDATES_LIST = "placement:allocation_candidates:list"
+RESHAPE = "placement:reshaper:reshape"
+
 _RP = "/resource_providers/{uuid}"
 
 # (name, check_str, description, "METHOD /path" operations); all project-scoped.
 _API_RULES = [
-    ("placement:resource_providers:list", ADMIN_OR_SERVICE,
+    (RESOURCE_PROVIDERS_LIST, ADMIN_OR_SERVICE,
      "List resource providers.", ["GET /resource_providers"]),
-    ("placement:resource_providers:create", ADMIN_OR_SERVICE,
+    (RESOURCE_PROVIDERS_CREATE, ADMIN_OR_SERVICE,
      "Create resource provider.", ["POST /resource_providers"]),
-    ("placement:resource_providers:show", ADMIN_OR_SERVICE,
+    (RESOURCE_PROVIDERS_SHOW, ADMIN_OR_SERVICE,
      "Show resource provider.", [f"GET {_RP}"]),
-    ("placement:resource_providers:update", ADMIN_OR_SERVICE,
+    (RESOURCE_PROVIDERS_UPDATE, ADMIN_OR_SERVICE,
      "Update resource provider.", [f"PUT {_RP}"]),
-    ("placement:resource_providers:delete", ADMIN_OR_SERVICE,
+    (RESOURCE_PROVIDERS_DELETE, ADMIN_OR_SERVICE,
      "Delete resource provider.", [f"DELETE {_RP}"]),
-    ("placement:resource_classes:list", ADMIN_OR_SERVICE,
+    (RESOURCE_CLASSES_LIST, ADMIN_OR_SERVICE,
      "List resource classes.", ["GET /resource_classes"]),
-    ("placement:resource_classes:create", ADMIN_OR_SERVICE,
+    (RESOURCE_CLASSES_CREATE, ADMIN_OR_SERVICE,
      "Create resource class.", ["POST /resource_classes"]),
-    ("placement:resource_classes:show", ADMIN_OR_SERVICE,
+    (RESOURCE_CLASSES_SHOW, ADMIN_OR_SERVICE,
      "Show resource class.", ["GET /resource_classes/{name}"]),
-    ("placement:resource_classes:update", ADMIN_OR_SERVICE,
+    (RESOURCE_CLASSES_UPDATE, ADMIN_OR_SERVICE,
      "Update resource class.", ["PUT /resource_classes/{name}"]),
-    ("placement:resource_classes:delete", ADMIN_OR_SERVICE,
+    (RESOURCE_CLASSES_DELETE, ADMIN_OR_SERVICE,
      "Delete resource class.", ["DELETE /resource_classes/{name}"]),
-    ("placement:resource_providers:inventories:list", ADMIN_OR_SERVICE,
+    (INVENTORIES_LIST, ADMIN_OR_SERVICE,
      "List resource provider inventories.", [f"GET {_RP}/inventories"]),
-    ("placement:resource_providers:inventories:create", ADMIN_OR_SERVICE,
+    (INVENTORIES_CREATE, ADMIN_OR_SERVICE,
      "Create one resource provider inventory.", [f"POST {_RP}/inventories"]),
-    ("placement:resource_providers:inventories:show", ADMIN_OR_SERVICE,
+    (INVENTORIES_SHOW, ADMIN_OR_SERVICE,
      "Show resource provider inventory.", [f"GET {_RP}/inventories/{{resource_class}}"]),
-    ("placement:resource_providers:inventories:update", ADMIN_OR_SERVICE,
+    (INVENTORIES_UPDATE, ADMIN_OR_SERVICE,
      "Update resource provider inventory.",
      [f"PUT {_RP}/inventories", f"PUT {_RP}/inventories/{{resource_class}}"]),
-    ("placement:resource_providers:inventories:delete", ADMIN_OR_SERVICE,
+    (INVENTORIES_DELETE, ADMIN_OR_SERVICE,
      "Delete resource provider inventory.",
      [f"DELETE {_RP}/inventories", f"DELETE {_RP}/inventories/{{resource_class}}"]),
-    ("placement:resource_providers:aggregates:list", ADMIN_OR_SERVICE,
+    (AGGREGATES_LIST, ADMIN_OR_SERVICE,
      "List resource provider aggregates.", [f"GET {_RP}/aggregates"]),
-    ("placement:resource_providers:aggregates:update", ADMIN_OR_SERVICE,
+    (AGGREGATES_UPDATE, ADMIN_OR_SERVICE,
      "Update resource provider aggregates.", [f"PUT {_RP}/aggregates"]),
-    ("placement:resource_providers:usages", ADMIN_OR_SERVICE,
+    (PROVIDER_USAGES, ADMIN_OR_SERVICE,
      "List resource provider usages.", [f"GET {_RP}/usages"]),
-    ("placement:usages", ADMIN_OR_PROJECT_READER_OR_SERVICE,
+    (TOTAL_USAGES, ADMIN_OR_PROJECT_READER_OR_SERVICE,
      "List total resource usages for a given project.", ["GET /usages"]),
-    ("placement:traits:list", ADMIN_OR_SERVICE, "List traits.", ["GET /traits"]),
-    ("placement:traits:show", ADMIN_OR_SERVICE, "Show trait.", ["GET /traits/{name}"]),
-    ("placement:traits:update", ADMIN_OR_SERVICE, "Update trait.", ["PUT /traits/{name}"]),
-    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.", ["DELETE /traits/{name}"]),
-    ("placement:resource_providers:traits:list", ADMIN_OR_SERVICE,
+    (TRAITS_LIST, ADMIN_OR_SERVICE, "List traits.", ["GET /traits"]),
+    (TRAITS_SHOW, ADMIN_OR_SERVICE, "Show trait.", ["GET /traits/{name}"]),
+    (TRAITS_UPDATE, ADMIN_OR_SERVICE, "Update trait.", ["PUT /traits/{name}"]),
+    (TRAITS_DELETE, ADMIN_OR_SERVICE, "Delete trait.", ["DELETE /traits/{name}"]),
+    (PROVIDER_TRAITS_LIST, ADMIN_OR_SERVICE,
      "List resource provider traits.", [f"GET {_RP}/traits"]),
-    ("placement:resource_providers:traits:update", ADMIN_OR_SERVICE,
+    (PROVIDER_TRAITS_UPDATE, ADMIN_OR_SERVICE,
      "Update resource provider traits.", [f"PUT {_RP}/traits"]),
-    ("placement:resource_providers:traits:delete", ADMIN_OR_SERVICE,
+    (PROVIDER_TRAITS_DELETE, ADMIN_OR_SERVICE,
      "Delete resource provider traits.", [f"DELETE {_RP}/traits"]),
-    ("placement:allocations:manage", ADMIN_OR_SERVICE,
+    (ALLOCATIONS_MANAGE, ADMIN_OR_SERVICE,
      "Manage allocations.", ["POST /allocations"]),
-    ("placement:allocations:list", ADMIN_OR_SERVICE,
+    (ALLOCATIONS_LIST, ADMIN_OR_SERVICE,
      "List allocations.", ["GET /allocations/{consumer_uuid}"]),
-    ("placement:allocations:update", ADMIN_OR_SERVICE,
+    (ALLOCATIONS_UPDATE, ADMIN_OR_SERVICE,
      "Update allocations.", ["PUT /allocations/{consumer_uuid}"]),
-    ("placement:allocations:delete", ADMIN_OR_SERVICE,
+    (ALLOCATIONS_DELETE, ADMIN_OR_SERVICE,
      "Delete allocations.", ["DELETE /allocations/{consumer_uuid}"]),
-    ("placement:resource_providers:allocations:list", ADMIN_OR_SERVICE,
+    (PROVIDER_ALLOCATIONS_LIST, ADMIN_OR_SERVICE,
      "List resource provider allocations.", [f"GET {_RP}/allocations"]),
-    ("placement:allocation_candidates:list", ADMIN_OR_SERVICE,
+    (ALLOCATION_CANDIDATES_LIST, ADMIN_OR_SERVICE,
      "List allocation candidates.", ["GET /allocation_candidates"]),
-    ("placement:reshaper:reshape", SERVICE,
+    (RESHAPE, SERVICE,
      "Reshape Inventory and Allocations.", ["POST /reshaper"]),
 ]
 

@@ -4,17 +4,26 @@ Handlers live in placer.handlers.<module>; see DESIGN.md for the layering.
 """
 
 from placer.http.routing import Method as M
+from placer.microversions import (
+    ALLOCATION_CANDIDATES,
+    POST_ALLOCATIONS,
+    PROVIDER_AGGREGATES,
+    RESHAPER,
+    RESOURCE_CLASSES,
+    TOTAL_USAGES,
+    TRAITS,
+)
 
 ROUTES = {
     "/": {"GET": M("root:home")},
     "/resource_classes": {
-        "GET": M("resource_classes:list_classes", (1, 2)),
-        "POST": M("resource_classes:create_class", (1, 2)),
+        "GET": M("resource_classes:list_classes", RESOURCE_CLASSES),
+        "POST": M("resource_classes:create_class", RESOURCE_CLASSES),
     },
     "/resource_classes/{name}": {
-        "GET": M("resource_classes:show_class", (1, 2)),
-        "PUT": M("resource_classes:update_class", (1, 2)),
-        "DELETE": M("resource_classes:delete_class", (1, 2)),
+        "GET": M("resource_classes:show_class", RESOURCE_CLASSES),
+        "PUT": M("resource_classes:update_class", RESOURCE_CLASSES),
+        "DELETE": M("resource_classes:delete_class", RESOURCE_CLASSES),
     },
     "/resource_providers": {
         "GET": M("resource_providers:list_providers"),
@@ -40,19 +49,19 @@ ROUTES = {
         "GET": M("usages:provider_usages"),
     },
     "/resource_providers/{uuid}/aggregates": {
-        "GET": M("aggregates:list_aggregates", (1, 1)),
-        "PUT": M("aggregates:set_aggregates", (1, 1)),
+        "GET": M("aggregates:list_aggregates", PROVIDER_AGGREGATES),
+        "PUT": M("aggregates:set_aggregates", PROVIDER_AGGREGATES),
     },
     "/resource_providers/{uuid}/traits": {
-        "GET": M("traits:list_provider_traits", (1, 6)),
-        "PUT": M("traits:set_provider_traits", (1, 6)),
-        "DELETE": M("traits:delete_provider_traits", (1, 6)),
+        "GET": M("traits:list_provider_traits", TRAITS),
+        "PUT": M("traits:set_provider_traits", TRAITS),
+        "DELETE": M("traits:delete_provider_traits", TRAITS),
     },
     "/resource_providers/{uuid}/allocations": {
         "GET": M("allocations:list_for_provider"),
     },
     "/allocations": {
-        "POST": M("allocations:set_many", (1, 13)),
+        "POST": M("allocations:set_many", POST_ALLOCATIONS),
     },
     "/allocations/{consumer_uuid}": {
         "GET": M("allocations:list_for_consumer"),
@@ -60,20 +69,20 @@ ROUTES = {
         "DELETE": M("allocations:delete_for_consumer"),
     },
     "/allocation_candidates": {
-        "GET": M("allocation_candidates:list_candidates", (1, 10)),
+        "GET": M("allocation_candidates:list_candidates", ALLOCATION_CANDIDATES),
     },
     "/usages": {
-        "GET": M("usages:total_usages", (1, 9)),
+        "GET": M("usages:total_usages", TOTAL_USAGES),
     },
     "/reshaper": {
-        "POST": M("reshaper:reshape", (1, 30)),
+        "POST": M("reshaper:reshape", RESHAPER),
     },
     "/traits": {
-        "GET": M("traits:list_traits", (1, 6)),
+        "GET": M("traits:list_traits", TRAITS),
     },
     "/traits/{name}": {
-        "GET": M("traits:show_trait", (1, 6)),
-        "PUT": M("traits:create_trait", (1, 6)),
-        "DELETE": M("traits:delete_trait", (1, 6)),
+        "GET": M("traits:show_trait", TRAITS),
+        "PUT": M("traits:create_trait", TRAITS),
+        "DELETE": M("traits:delete_trait", TRAITS),
     },
 }

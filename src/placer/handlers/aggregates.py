@@ -2,30 +2,25 @@
 
 import uuid as uuidlib
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import aggregates as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
 from placer.schemas import aggregates as schema
-
-LIST = "placement:resource_providers:aggregates:list"
-UPDATE = "placement:resource_providers:aggregates:update"
-
-FIRST = (1, 1)
-WITH_GENERATION = (1, 19)
 
 
 def _check_version(req) -> None:
     # The reference negotiates content before the version on this route, so
     # the routing table may send 1.0 here: a 406/415 has been given already.
-    if not util.want(req, FIRST):
+    if not util.want(req, PROVIDER_AGGREGATES):
         raise exceptions.NotFound()
 
 
 def _send(req, resp, uuids: list[str], generation: int) -> None:
     body: dict = {"aggregates": uuids}
-    if util.want(req, WITH_GENERATION):
+    if util.want(req, AGGREGATES_GENERATION):
         body["resource_provider_generation"] = generation
     # associations carry no timestamps the reference trusts: always "now"
     util.send_json(req, resp, body)
@@ -41,7 +36,7 @@ def _storable(value: str) -> str:
 @returns_json
 def list_aggregates(req, resp, uuid):
     _check_version(req)
-    req.context.auth.can(LIST)
+    req.context.auth.can(policy.AGGREGATES_LIST)
     uuids, generation = req.context.db.read(db.provider_aggregates, uuid)
     _send(req, resp, uuids, generation)
 
@@ -49,8 +44,8 @@ def list_aggregates(req, resp, uuid):
 @takes_json
 def set_aggregates(req, resp, uuid):
     _check_version(req)
-    req.context.auth.can(UPDATE)
-    with_generation = util.want(req, WITH_GENERATION)
+    req.context.auth.can(policy.AGGREGATES_UPDATE)
+    with_generation = util.want(req, AGGREGATES_GENERATION)
     try:
         data = json_body(req, schema.SET_AGGREGATES_1_19 if with_generation
                          else schema.SET_AGGREGATES_1_1)

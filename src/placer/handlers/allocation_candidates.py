@@ -2,19 +2,18 @@
 
 import random
 
+from placer import policy
 from placer.candidates import render
 from placer.candidates.request import parse_query
 from placer.db import candidates as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
 
-LIST = "placement:allocation_candidates:list"
-
 
 @returns_json
 def list_candidates(req, resp):
-    req.context.auth.can(LIST)
-    version = (req.context.version.major, req.context.version.minor)
+    req.context.auth.can(policy.ALLOCATION_CANDIDATES_LIST)
+    version = util.version(req)
     request = parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None

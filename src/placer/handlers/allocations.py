@@ -5,44 +5,34 @@ import uuid as uuidlib
 
 from oslo_utils import uuidutils
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import allocations as db
 from placer.db import resource_providers as providers_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.microversions import ALLOCATIONS_DICT, CONSUMER_GENERATIONS, CONSUMER_TYPES
 from placer.schemas import allocations as schema
-
-LIST = "placement:allocations:list"
-UPDATE = "placement:allocations:update"
-DELETE = "placement:allocations:delete"
-MANAGE = "placement:allocations:manage"
-PROVIDER_LIST = "placement:resource_providers:allocations:list"
 
 _CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
 
 
-def _version(req) -> tuple[int, int]:
-    v = req.context.version
-    return (v.major, v.minor)
-
-
 @returns_json
 def list_for_consumer(req, resp, consumer_uuid):
-    req.context.auth.can(LIST)
+    req.context.auth.can(policy.ALLOCATIONS_LIST)
     found = req.context.db.read(db.for_consumer, consumer_uuid)
     body = {"allocations": found.by_provider}
-    if found.by_provider and util.want(req, (1, 12)):
+    if found.by_provider and util.want(req, ALLOCATIONS_DICT):
         body["project_id"], body["user_id"] = found.project_id, found.user_id
-        if util.want(req, (1, 28)):
+        if util.want(req, CONSUMER_GENERATIONS):
             body["consumer_generation"] = found.generation
-        if util.want(req, (1, 38)):
+        if util.want(req, CONSUMER_TYPES):
             body["consumer_type"] = found.consumer_type
     util.send_json(req, resp, body, last_modified=found.last_modified)
 
 
 @returns_json
 def list_for_provider(req, resp, uuid):
-    req.context.auth.can(PROVIDER_LIST)
+    req.context.auth.can(policy.PROVIDER_ALLOCATIONS_LIST)
 
     def read(conn):
         provider = providers_db.find(conn, uuid)
@@ -52,7 +42,7 @@ def list_for_provider(req, resp, uuid):
         return provider, *db.for_provider(conn, provider.id)
 
     provider, by_consumer, last = req.context.db.read(read)
-    if not util.want(req, (1, 28)):
+    if not util.want(req, CONSUMER_GENERATIONS):
         for entry in by_consumer.values():
             del entry["consumer_generation"]
     util.send_json(req, resp, {"allocations": by_consumer,
@@ -81,7 +71,7 @@ def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
 
 
 def _replace(req, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> None:
-    rules = db.WriteRules(check_generation=util.want(req, (1, 28)))
+    rules = db.WriteRules(check_generation=util.want(req, CONSUMER_GENERATIONS))
     tries = req.context.conf.placement.allocation_conflict_retry_count
     try:
         req.context.db.write_retrying(db.ProviderGenerationConflict, tries,
@@ -96,11 +86,11 @@ def _replace(req, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> 
 
 @takes_json
 def set_for_consumer(req, resp, consumer_uuid):
-    req.context.auth.can(UPDATE)
+    req.context.auth.can(policy.ALLOCATIONS_UPDATE)
     if not uuidutils.is_uuid_like(consumer_uuid):
         raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
-    data = json_body(req, schema.put_validator(_version(req)))
+    data = json_body(req, schema.put_validator(util.version(req)))
     _replace(req, [consumer_write(req, consumer_uuid, data)],
              f"Unable to allocate inventory for consumer {consumer_uuid}: ")
     util.no_content(resp)
@@ -108,14 +98,14 @@ def set_for_consumer(req, resp, consumer_uuid):
 
 @takes_json
 def set_many(req, resp):
-    req.context.auth.can(MANAGE)
-    data = json_body(req, schema.post_validator(_version(req)))
+    req.context.auth.can(policy.ALLOCATIONS_MANAGE)
+    data = json_body(req, schema.post_validator(util.version(req)))
     writes = [consumer_write(req, str(uuidlib.UUID(c)), body) for c, body in data.items()]
     _replace(req, writes, "Unable to allocate inventory ")
     util.no_content(resp)
 
 
 def delete_for_consumer(req, resp, consumer_uuid):
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.ALLOCATIONS_DELETE)
     req.context.db.write(db.delete_for_consumer, consumer_uuid)
     util.no_content(resp)

@@ -2,23 +2,21 @@
 
 import uuid as uuidlib
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import allocations as allocations_db
 from placer.db import reshaper as db
 from placer.handlers.allocations import consumer_write
 from placer.http import util
 from placer.http.negotiation import json_body, takes_json
+from placer.microversions import RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import reshaper as schema
-
-RESHAPE = "placement:reshaper:reshape"
 
 
 @takes_json
 def reshape(req, resp):
-    req.context.auth.can(RESHAPE)
-    version = req.context.version
-    data = json_body(req, schema.reshaper_validator((version.major, version.minor)))
+    req.context.auth.can(policy.RESHAPE)
+    data = json_body(req, schema.reshaper_validator(util.version(req)))
     providers = [
         db.ProviderInventory(uuid, body["resource_provider_generation"],
                              [Inventory.from_body(rc, fields)
@@ -31,7 +29,7 @@ def reshape(req, resp):
     try:
         req.context.db.write_retrying(allocations_db.ProviderGenerationConflict, tries,
                                       db.reshape, providers, writes, rules,
-                                      util.want(req, (1, 26)))
+                                      util.want(req, RESERVED_EQUALS_TOTAL))
     except allocations_db.UnknownResourceClass as exc:
         raise exceptions.BadRequest(f"malformed reshaper data: {exc.detail}") from None
     except allocations_db.InvalidInventory as exc:

@@ -1,16 +1,11 @@
 """/resource_classes (1.2) and /resource_classes/{name}."""
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import resource_classes as db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.microversions import PUT_RESOURCE_CLASS
 from placer.schemas import resource_classes as schema
-
-LIST = "placement:resource_classes:list"
-CREATE = "placement:resource_classes:create"
-SHOW = "placement:resource_classes:show"
-UPDATE = "placement:resource_classes:update"
-DELETE = "placement:resource_classes:delete"
 
 
 def _url(req, name: str) -> str:
@@ -28,7 +23,7 @@ def _stamp(rc):
 
 @returns_json
 def list_classes(req, resp):
-    req.context.auth.can(LIST)
+    req.context.auth.can(policy.RESOURCE_CLASSES_LIST)
     classes = req.context.db.read(db.list_all)
     stamps = [_stamp(rc) for rc in classes]
     when = None if None in stamps else util.latest(*stamps)
@@ -38,7 +33,7 @@ def list_classes(req, resp):
 
 @takes_json
 def create_class(req, resp):
-    req.context.auth.can(CREATE)
+    req.context.auth.can(policy.RESOURCE_CLASSES_CREATE)
     name = json_body(req, schema.CLASS)["name"]
     req.context.db.write(db.create, name)
     util.no_content(resp, 201, _url(req, name))
@@ -46,20 +41,20 @@ def create_class(req, resp):
 
 @returns_json
 def show_class(req, resp, name):
-    req.context.auth.can(SHOW)
+    req.context.auth.can(policy.RESOURCE_CLASSES_SHOW)
     rc = req.context.db.read(db.get, name)
     util.send_json(req, resp, _render(req, rc), last_modified=_stamp(rc))
 
 
-@takes_json(before=(1, 7))
+@takes_json(before=PUT_RESOURCE_CLASS)
 def update_class(req, resp, name):
-    req.context.auth.can(UPDATE)
-    if util.want(req, (1, 7)):
+    req.context.auth.can(policy.RESOURCE_CLASSES_UPDATE)
+    if util.want(req, PUT_RESOURCE_CLASS):
         # 1.7+: bodiless create-or-verify; the name in the path is validated
         # as if it were a body so the error reads the same.
         error = next(schema.CLASS.iter_errors({"name": name}), None)
         if error is not None:
-            raise exceptions.BadRequest(f"JSON does not validate: {error}")
+            raise exceptions.InvalidBody(str(error))
         _rc, created = req.context.db.write(db.ensure, name)
         util.no_content(resp, 201 if created else 204, _url(req, name))
         return
@@ -69,6 +64,6 @@ def update_class(req, resp, name):
 
 
 def delete_class(req, resp, name):
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.RESOURCE_CLASSES_DELETE)
     req.context.db.write(db.delete, name)
     util.no_content(resp)

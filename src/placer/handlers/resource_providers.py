@@ -5,20 +5,24 @@ import uuid as uuidlib
 
 import orjson
 
+from placer import policy
 from placer.db import resource_providers as db
 from placer.http import query, util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.microversions import (
+    ALLOCATIONS_LINK,
+    BASE,
+    CREATE_PROVIDER_BODY,
+    NESTED_PROVIDERS,
+    PROVIDER_AGGREGATES,
+    REPARENTING,
+    TRAITS,
+)
 from placer.schemas import resource_providers as schema
 
-LIST = "placement:resource_providers:list"
-CREATE = "placement:resource_providers:create"
-SHOW = "placement:resource_providers:show"
-UPDATE = "placement:resource_providers:update"
-DELETE = "placement:resource_providers:delete"
-
 # Link relations after 'self', with the microversion adding each.
-_RELS = (("inventories", (1, 0)), ("usages", (1, 0)), ("aggregates", (1, 1)),
-         ("traits", (1, 6)), ("allocations", (1, 11)))
+_RELS = (("inventories", BASE), ("usages", BASE), ("aggregates", PROVIDER_AGGREGATES),
+         ("traits", TRAITS), ("allocations", ALLOCATIONS_LINK))
 
 
 def _url(req, uuid: str) -> str:
@@ -31,7 +35,7 @@ def _render(req, rp: db.Provider) -> dict:
     links += [{"rel": rel, "href": f"{url}/{rel}"} for rel, since in _RELS
               if util.want(req, since)]
     body = {"uuid": rp.uuid, "name": rp.name, "generation": rp.generation, "links": links}
-    if util.want(req, (1, 14)):
+    if util.want(req, NESTED_PROVIDERS):
         body["parent_provider_uuid"] = rp.parent_uuid
         body["root_provider_uuid"] = rp.root_uuid
     return body
@@ -76,7 +80,7 @@ def _render_rows(req, rows) -> list[dict]:
         uuids = [_json_text(uuid) for uuid in uuids]
     links = [fragment((href + uuid).join(pieces)) for uuid in uuids]
     both = zip(rows, links, strict=True)
-    if util.want(req, (1, 14)):
+    if util.want(req, NESTED_PROVIDERS):
         return [{"uuid": uuid, "name": name, "generation": generation, "links": link,
                  "parent_provider_uuid": parent, "root_provider_uuid": root}
                 for (uuid, name, generation, parent, root, _), link in both]
@@ -86,8 +90,8 @@ def _render_rows(req, rows) -> list[dict]:
 
 @returns_json
 def list_providers(req, resp):
-    req.context.auth.can(LIST)
-    parsed = schema.parse_list_query(query.pairs(req), req.context.version)
+    req.context.auth.can(policy.RESOURCE_PROVIDERS_LIST)
+    parsed = schema.parse_list_query(query.pairs(req), util.version(req))
     filters = db.ProviderFilter(**parsed)
     rows, changed_at = req.context.db.read(db.list_filtered, filters)
     body = {"resource_providers": _render_rows(req, rows)}
@@ -96,12 +100,12 @@ def list_providers(req, resp):
 
 @takes_json
 def create_provider(req, resp):
-    req.context.auth.can(CREATE)
-    data = json_body(req, schema.create_body(req.context.version))
+    req.context.auth.can(policy.RESOURCE_PROVIDERS_CREATE)
+    data = json_body(req, schema.create_body(util.version(req)))
     # a given uuid is stored in its canonical form (dashed, lower case)
     uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
     rp = req.context.db.write(db.create, uuid, data["name"], data.get("parent_provider_uuid"))
-    if not util.want(req, (1, 20)):
+    if not util.want(req, CREATE_PROVIDER_BODY):
         util.no_content(resp, 201, _url(req, rp.uuid))
         return
     resp.location = _url(req, rp.uuid)
@@ -110,20 +114,19 @@ def create_provider(req, resp):
 
 @returns_json
 def show_provider(req, resp, uuid):
-    req.context.auth.can(SHOW)
+    req.context.auth.can(policy.RESOURCE_PROVIDERS_SHOW)
     rp = req.context.db.read(db.get, uuid)
     util.send_json(req, resp, _render(req, rp), last_modified=_stamp(rp))
 
 
 @takes_json
 def update_provider(req, resp, uuid):
-    req.context.auth.can(UPDATE)
-    version = req.context.version
+    req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
     req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
-    data = json_body(req, schema.update_body(version))
+    data = json_body(req, schema.update_body(util.version(req)))
     parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
     rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
-                                      util.want(req, (1, 37)))
+                                      util.want(req, REPARENTING))
     util.send_json(req, resp, _render(req, rp), last_modified=before)
     if before is None:
         # The reference reports the updated_at read before saving, and no
@@ -132,6 +135,6 @@ def update_provider(req, resp, uuid):
 
 
 def delete_provider(req, resp, uuid):
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.RESOURCE_PROVIDERS_DELETE)
     req.context.db.write(db.delete, uuid)
     util.no_content(resp)

@@ -1,20 +1,12 @@
 """/traits and /traits/{name} (1.6), and /resource_providers/{uuid}/traits (1.6)."""
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import traits as db
 from placer.http import query as querystring
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.model import names
 from placer.schemas import traits as schema
-
-LIST = "placement:traits:list"
-SHOW = "placement:traits:show"
-UPDATE = "placement:traits:update"
-DELETE = "placement:traits:delete"
-RP_LIST = "placement:resource_providers:traits:list"
-RP_UPDATE = "placement:resource_providers:traits:update"
-RP_DELETE = "placement:resource_providers:traits:delete"
 
 BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
              'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
@@ -57,7 +49,7 @@ def _list_filters(query: dict[str, str]) -> dict:
 
 @returns_json
 def list_traits(req, resp):
-    req.context.auth.can(LIST)
+    req.context.auth.can(policy.TRAITS_LIST)
     filters = _list_filters(querystring.as_dict(req))
     traits = req.context.db.read(db.list_traits, **filters)
     util.send_json(req, resp, {"traits": [t.name for t in traits]},
@@ -65,14 +57,14 @@ def list_traits(req, resp):
 
 
 def show_trait(req, resp, name):
-    req.context.auth.can(SHOW)
+    req.context.auth.can(policy.TRAITS_SHOW)
     trait = req.context.db.read(db.get, name)
     util.no_content(resp)
     util.set_last_modified(req, resp, trait.created_at)
 
 
 def create_trait(req, resp, name):
-    req.context.auth.can(UPDATE)
+    req.context.auth.can(policy.TRAITS_UPDATE)
     if not names.is_valid_custom_trait(name):
         raise exceptions.BadRequest(BAD_TRAIT)
     trait, created = req.context.db.write(db.ensure_custom, name)
@@ -81,7 +73,7 @@ def create_trait(req, resp, name):
 
 
 def delete_trait(req, resp, name):
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.TRAITS_DELETE)
     req.context.db.write(db.delete_custom, name)
     util.no_content(resp)
 
@@ -94,7 +86,7 @@ def _send_provider_traits(req, resp, traits, generation: int) -> None:
 
 @returns_json
 def list_provider_traits(req, resp, uuid):
-    req.context.auth.can(RP_LIST)
+    req.context.auth.can(policy.PROVIDER_TRAITS_LIST)
     try:
         traits, generation = req.context.db.read(db.provider_traits, uuid)
     except exceptions.NotFound as exc:
@@ -105,7 +97,7 @@ def list_provider_traits(req, resp, uuid):
 
 @takes_json
 def set_provider_traits(req, resp, uuid):
-    req.context.auth.can(RP_UPDATE)
+    req.context.auth.can(policy.PROVIDER_TRAITS_UPDATE)
     data = json_body(req, schema.SET_PROVIDER_TRAITS)
     # a whole float such as 3.0 is a valid integer to jsonschema
     seen = int(data["resource_provider_generation"])
@@ -114,6 +106,6 @@ def set_provider_traits(req, resp, uuid):
 
 
 def delete_provider_traits(req, resp, uuid):
-    req.context.auth.can(RP_DELETE)
+    req.context.auth.can(policy.PROVIDER_TRAITS_DELETE)
     req.context.db.write(db.delete_provider_traits, uuid)
     util.no_content(resp)

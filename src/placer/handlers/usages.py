@@ -1,17 +1,16 @@
 """GET /resource_providers/{uuid}/usages and GET /usages (1.9)."""
 
+from placer import policy
 from placer.db import usages as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
+from placer.microversions import CONSUMER_TYPES
 from placer.schemas import usages as schema
-
-PROVIDER_USAGES = "placement:resource_providers:usages"
-TOTAL_USAGES = "placement:usages"
 
 
 @returns_json
 def provider_usages(req, resp, uuid):
-    req.context.auth.can(PROVIDER_USAGES)
+    req.context.auth.can(policy.PROVIDER_USAGES)
     provider, usages = req.context.db.read(db.for_provider, uuid)
     # From 1.15 Last-Modified is "now": usage is a live sum, not a stored row.
     util.send_json(req, resp, {"resource_provider_generation": provider.generation,
@@ -22,8 +21,8 @@ def provider_usages(req, resp, uuid):
 def total_usages(req, resp):
     params = query.as_dict(req)
     # The target carries the project so project readers may see their own.
-    req.context.auth.can(TOTAL_USAGES, {"project_id": params.get("project_id")})
-    by_type = util.want(req, (1, 38))
+    req.context.auth.can(policy.TOTAL_USAGES, {"project_id": params.get("project_id")})
+    by_type = util.want(req, CONSUMER_TYPES)
     query.validate(params, schema.QUERY_1_38 if by_type else schema.QUERY)
     usages = req.context.db.read(db.for_project, params["project_id"], params.get("user_id"),
                                  params.get("consumer_type") if by_type else None, by_type)

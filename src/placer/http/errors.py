@@ -11,7 +11,7 @@ import logging
 import webob
 import webob.exc
 
-from placer import exceptions
+from placer import exceptions, microversions
 
 # The reference's logger and text for "why this request got a 4xx/5xx".
 LOG = logging.getLogger("placement.wsgi_wrapper")
@@ -19,10 +19,10 @@ LOG = logging.getLogger("placement.wsgi_wrapper")
 MICROVERSION_ENVIRON = "placement.microversion"
 ERROR_CODE_ENVIRON = "placement.error_code"
 REQUEST_ID_ENVIRON = "openstack.request_id"
-ERROR_CODE_MICROVERSION = (1, 23)
+ERROR_CODE_MICROVERSION = microversions.ERROR_CODES
 
-MIN_VERSION = "1.0"
-MAX_VERSION = "1.39"
+MIN_VERSION = microversions.text(microversions.MIN)
+MAX_VERSION = microversions.text(microversions.MAX)
 
 
 def json_error_formatter(body, status, title, environ):

@@ -3,10 +3,11 @@
 import microversion_parse
 from microversion_parse import middleware as mp_middleware
 
+from placer import microversions
 from placer.http import errors
 
 SERVICE_TYPE = "placement"
-VERSIONS = [f"1.{minor}" for minor in range(0, 40)]  # 1.0 .. 1.39
+VERSIONS = [microversions.text(v) for v in microversions.ALL]  # 1.0 .. 1.39
 assert VERSIONS[0] == errors.MIN_VERSION and VERSIONS[-1] == errors.MAX_VERSION
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import falcon
 import falcon.constants
 
-from placer import exceptions
+from placer import exceptions, microversions
 from placer.http import negotiation
 
 
@@ -22,7 +22,7 @@ class Method:
     the app is built so that handler modules load once."""
 
     target: str
-    since: tuple[int, int] = (1, 0)
+    since: microversions.Version = microversions.BASE
 
     def resolve(self) -> Callable:
         module, _, name = self.target.partition(":")

@@ -6,10 +6,20 @@ import email.utils
 import falcon
 import orjson
 
+from placer import microversions
+from placer.microversions import Version
 
-def want(req: falcon.Request, version: tuple[int, int]) -> bool:
+
+def want(req: falcon.Request, version: Version) -> bool:
     """True when the request's microversion is at least ``version``."""
     return req.context.version.matches(version)
+
+
+def version(req: falcon.Request) -> Version:
+    """The request's microversion as a plain ``(major, minor)`` tuple, the form
+    the schemas, the candidate engine and ``placer.microversions`` use."""
+    v = req.context.version
+    return (v.major, v.minor)
 
 
 def send_json(req: falcon.Request, resp: falcon.Response, body, status: int = 200,
@@ -24,7 +34,7 @@ def set_last_modified(req: falcon.Request, resp: falcon.Response,
                       when: datetime.datetime | None = None) -> None:
     """From 1.15 responses say when their content last changed (now, for
     composite answers) and that they must not be cached."""
-    if not want(req, (1, 15)):
+    if not want(req, microversions.LAST_MODIFIED):
         return
     when = when or datetime.datetime.now(datetime.UTC)
     if when.tzinfo is None:
