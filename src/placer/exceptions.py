@@ -31,6 +31,13 @@ class BadRequest(PlacerError):
     status = 400
 
 
+class InvalidBody(BadRequest):
+    """A JSON body that breaks its schema, or a rule no JSON Schema can say."""
+
+    def __init__(self, problem: str):
+        super().__init__(f"JSON does not validate: {problem}")
+
+
 class Forbidden(PlacerError):
     status = 403
 

@@ -1,5 +1,6 @@
 """POST /reshaper (1.30; mappings 1.34; consumer_type 1.38)."""
 
+import math
 import uuid
 
 import pytest
@@ -137,3 +138,21 @@ def test_consumer_type_needed_from_1_38_and_mappings_from_1_34(api, host):
                          version="1.33"), 400, "Additional properties are not allowed")
     assert reshape(api, {"inventories": inv, "allocations": {consumer: with_map}},
                    version="1.34").status_code == 204
+
+
+@pytest.mark.parametrize("ratio,shown", [(math.nan, "nan"), (-math.inf, "-inf")])
+def test_non_finite_allocation_ratio_is_400_as_on_inventories(api, db, host, ratio, shown):
+    """The reshaper checks inventories with the same rules as PUT .../inventories
+    (json.dumps writes NaN and -Infinity, which JSON parsing accepts)."""
+    inventories = {"VCPU": {"total": 8, "allocation_ratio": ratio}}
+    body = {"inventories": {host: {"resource_provider_generation": 0,
+                                   "inventories": inventories}},
+            "allocations": {}}
+    error = assert_error(reshape(api, body), 400,
+                         f"JSON does not validate: {shown} is not a finite number",
+                         code="placement.undefined_code")
+    r = api.get(f"/resource_providers/{host}/inventories", version="1.38")
+    assert r.json["inventories"]["VCPU"]["allocation_ratio"] == 1.0
+    via_put = api.put(f"/resource_providers/{host}/inventories", version="1.38",
+                      json={"resource_provider_generation": 0, "inventories": inventories})
+    assert assert_error(via_put, 400)["detail"] == error["detail"]

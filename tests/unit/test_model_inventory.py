@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from placer import exceptions
 from placer.model import inventory
 from placer.model.inventory import (
     DEFAULTS,
@@ -127,6 +128,15 @@ def test_capacity_problem_before_and_from_1_26(total, reserved, ratio, before_1_
 ])
 def test_is_finite_ratio(value, expected):
     assert is_finite_ratio(value) is expected
+
+
+@pytest.mark.parametrize(("ratio", "shown"), [(math.nan, "nan"), (-math.inf, "-inf"),
+                                              (math.inf, "inf")])
+def test_from_body_refuses_a_ratio_no_capacity_can_use(ratio, shown):
+    with pytest.raises(exceptions.InvalidBody) as caught:
+        Inventory.from_body("VCPU", {"total": 8, "allocation_ratio": ratio})
+    assert caught.value.detail == f"JSON does not validate: {shown} is not a finite number"
+    assert caught.value.status == 400
 
 
 @pytest.mark.parametrize(("amount", "expected"), [

@@ -27,7 +27,7 @@ from placer.db.resource_providers import (
 from placer.db.tables import allocations, consumer_types, consumers, inventories, projects, users
 from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import resource_providers as rp_t
-from placer.model.inventory import amount_within_units
+from placer.model.inventory import amount_within_units, capacity
 
 
 class ProviderGenerationConflict(exceptions.ConcurrentUpdate):
@@ -265,9 +265,9 @@ def _check_capacity(conn, writes, providers, class_ids, before) -> None:
                 raise InvalidInventory(f"Unable to create allocation for {where}. The "
                                        "requested amount would violate inventory constraints.")
             used = remaining.get((rp, rc), 0)
-            capacity = (row.total - row.reserved) * row.allocation_ratio
+            room = capacity(row.total, row.reserved, row.allocation_ratio)
             needed_all = used + wanted[(rp, rc)]
-            if capacity < used + amount or capacity < needed_all:
+            if room < used + amount or room < needed_all:
                 prev = before.get((rp, rc))
                 if prev is None or needed_all > prev:
                     raise InvalidInventory(f"Unable to create allocation for {where}. The "

@@ -7,7 +7,7 @@ from placer.db import inventories as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, schema_error_text, takes_json
-from placer.model.inventory import Inventory, is_finite_ratio
+from placer.model.inventory import Inventory
 from placer.schemas import inventories as schema
 
 LIST = "placement:resource_providers:inventories:list"
@@ -47,10 +47,6 @@ def _send_all(req, resp, generation: int, invs: list[Inventory]) -> None:
         resp.delete_header("Last-Modified")
 
 
-def _invalid(error) -> exceptions.BadRequest:
-    return exceptions.BadRequest(f"JSON does not validate: {error}")
-
-
 def _check_unmatched(entries: dict) -> None:
     """Check the PUT-all entries whose keys do not look like class names,
     which the schema leaves alone (the reference then fails with a 500)."""
@@ -58,14 +54,7 @@ def _check_unmatched(entries: dict) -> None:
         if not schema.is_class_name(key):
             error = jsonschema.exceptions.best_match(schema.RECORD.iter_errors(value))
             if error is not None:
-                raise _invalid(schema_error_text(error))
-
-
-def _check_ratios(invs: list[Inventory]) -> None:
-    """NaN and -Infinity parse and pass the schema, but no capacity can use them."""
-    for inv in invs:
-        if not is_finite_ratio(inv.allocation_ratio):
-            raise _invalid(f"{inv.allocation_ratio} is not a finite number")
+                raise exceptions.InvalidBody(schema_error_text(error))
 
 
 def _parse(req, uuid: str, read):
@@ -91,9 +80,7 @@ def create_inventory(req, resp, uuid):
 
     def read():
         data = json_body(req, schema.NEW)
-        inv = Inventory.from_body(data["resource_class"], data)
-        _check_ratios([inv])
-        return inv
+        return Inventory.from_body(data["resource_class"], data)
 
     inv = _parse(req, uuid, read)
     generation = req.context.db.write(db.add, uuid, inv, _reserved_can_be_total(req))
@@ -114,9 +101,7 @@ def update_inventory(req, resp, uuid, resource_class):
 
     def read():
         data = json_body(req, schema.ONE)
-        inv = Inventory.from_body(resource_class, data)
-        _check_ratios([inv])
-        return data["resource_provider_generation"], inv
+        return data["resource_provider_generation"], Inventory.from_body(resource_class, data)
 
     seen, inv = _parse(req, uuid, read)
     generation = req.context.db.write(db.update_one, uuid, seen, inv,
@@ -132,7 +117,6 @@ def replace_inventories(req, resp, uuid):
         data = json_body(req, schema.ALL)
         _check_unmatched(data["inventories"])
         invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
-        _check_ratios(invs)
         return data["resource_provider_generation"], invs
 
     seen, invs = _parse(req, uuid, read)

@@ -82,7 +82,7 @@ def json_body(req: falcon.Request, validator: jsonschema.protocols.Validator | N
     if validator is not None:
         error = jsonschema.exceptions.best_match(validator.iter_errors(data))
         if error is not None:
-            raise exceptions.BadRequest(f"JSON does not validate: {schema_error_text(error)}")
+            raise exceptions.InvalidBody(schema_error_text(error))
     return data
 
 

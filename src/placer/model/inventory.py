@@ -1,11 +1,14 @@
 """Inventory records and their pure rules: defaults, capacity, amount limits.
 
-No SQL and no HTTP: the handlers and the allocation checks share these.
+No SQL and no HTTP: the handlers, the store's allocation checks and the
+candidate engine share these (db/capacity.py says the same rules in SQL).
 """
 
 import dataclasses
 import datetime
 import math
+
+from placer import exceptions
 
 # Largest value of the signed 32-bit INTEGER columns: the API's bound for
 # total, reserved, min_unit, max_unit and step_size, and max_unit's default.
@@ -36,8 +39,12 @@ class Inventory:
     @classmethod
     def from_body(cls, resource_class: str, data: dict) -> "Inventory":
         """Fields from a validated request body, defaults for the missing ones;
-        other keys (resource_provider_generation) are not inventory fields."""
+        other keys (resource_provider_generation) are not inventory fields.
+        InvalidBody for an allocation ratio no capacity can use."""
         values = {**DEFAULTS, **{k: v for k, v in data.items() if k in FIELDS}}
+        ratio = values["allocation_ratio"]
+        if not is_finite_ratio(ratio):
+            raise exceptions.InvalidBody(f"{ratio} is not a finite number")
         return cls(resource_class, **values)
 
     @property
@@ -86,7 +93,8 @@ def capacity_problem(inv: Inventory, provider_uuid: str, reserved_can_be_total: 
 
 
 def is_finite_ratio(value) -> bool:
-    """JSON parsing accepts NaN and -Infinity, which no capacity can use."""
+    """JSON parsing accepts NaN and -Infinity, and the schema's 'number' (with
+    its maximum) lets them through, but no capacity can use them."""
     return math.isfinite(value)
 
 
