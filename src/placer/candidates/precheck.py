@@ -14,6 +14,7 @@ from placer import exceptions
 from placer.candidates import _domains, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Snapshot
+from placer.microversions import NESTED_CANDIDATES
 
 
 def check_names(
@@ -67,7 +68,7 @@ def satisfiable_alone(request: CandidateRequest, snapshot: Snapshot, group: Requ
         group_policy=None,
         same_subtree=(),
         limit=None,
-        version=max(request.version, (1, 29)),  # upstream applies the tree rule later
+        version=max(request.version, NESTED_CANDIDATES),  # upstream applies the tree rule later
     )
     return next(search.find_candidates(alone, snapshot, limit=1), None) is not None
 
