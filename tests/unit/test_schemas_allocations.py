@@ -5,7 +5,15 @@
 import pytest
 from jsonschema.exceptions import best_match
 
-from placer.schemas import allocations
+from placer.schemas import allocations, api
+
+
+def put_validator(version):
+    return api.body_at("/allocations/{consumer_uuid}", "PUT", version)
+
+
+def post_validator(version):
+    return api.body_at("/allocations", "POST", version)
 
 
 def problem(validator, body):
@@ -45,10 +53,10 @@ def required(name, path=()):
     ((1, 38), (1, 39), {**DICT, **GEN, **TYPE}, None),
 ])
 def test_put_windows(first, last, body, in_next):
-    assert problem(allocations.put_validator(first), body) is None
-    assert problem(allocations.put_validator(last), body) is None
+    assert problem(put_validator(first), body) is None
+    assert problem(put_validator(last), body) is None
     if last < (1, 39):
-        assert problem(allocations.put_validator((1, last[1] + 1)), body) == in_next
+        assert problem(put_validator((1, last[1] + 1)), body) == in_next
 
 
 @pytest.mark.parametrize(("version", "body", "expected"), [
@@ -63,7 +71,7 @@ def test_put_windows(first, last, body, in_next):
     ((1, 38), {**DICT, **GEN}, required("consumer_type")),
 ])
 def test_put_keys_before_and_from_their_version(version, body, expected):
-    assert problem(allocations.put_validator(version), body) == expected
+    assert problem(put_validator(version), body) == expected
 
 
 @pytest.mark.parametrize(("body", "expected"), [
@@ -76,13 +84,13 @@ def test_put_keys_before_and_from_their_version(version, body, expected):
      ("minimum", "0 is less than the minimum of 1", ["allocations", 0, "resources", "VCPU"])),
 ])
 def test_list_form_rejects(body, expected):
-    assert problem(allocations.put_validator((1, 0)), body) == expected
+    assert problem(put_validator((1, 0)), body) == expected
 
 
 def test_empty_allocations_allowed_from_1_28():
-    assert problem(allocations.put_validator((1, 27)), {**DICT, "allocations": {}}) == (
+    assert problem(put_validator((1, 27)), {**DICT, "allocations": {}}) == (
         "minProperties", "{} should be non-empty", ["allocations"])
-    assert problem(allocations.put_validator((1, 28)), {**DICT, **GEN, "allocations": {}}) is None
+    assert problem(put_validator((1, 28)), {**DICT, **GEN, "allocations": {}}) is None
 
 
 _IN_RP = ["allocations", RP]
@@ -106,20 +114,20 @@ _IN_RP = ["allocations", RP]
     ({**DICT, "user_id": "u" * 256}, ("maxLength", f"'{'u' * 256}' is too long", ["user_id"])),
 ])
 def test_dict_form_rejects(body, expected):
-    assert problem(allocations.put_validator((1, 12)), body) == expected
+    assert problem(put_validator((1, 12)), body) == expected
 
 
 def test_dict_form_accepts_provider_generation_and_max_external_ids():
     body = {"allocations": {RP: {"resources": {"VCPU": 1}, "generation": 4}},
             "project_id": "p" * 255, "user_id": "u" * 255}
-    assert problem(allocations.put_validator((1, 12)), body) is None
+    assert problem(put_validator((1, 12)), body) is None
 
 
 @pytest.mark.parametrize(("generation", "ok"), [(None, True), (0, True), (5, True),
                                                 ("1", False), (1.5, False)])
 def test_consumer_generation_is_integer_or_null(generation, ok):
     body = {**DICT, "consumer_generation": generation}
-    assert (problem(allocations.put_validator((1, 28)), body) is None) is ok
+    assert (problem(put_validator((1, 28)), body) is None) is ok
 
 
 @pytest.mark.parametrize(("mappings", "expected"), [
@@ -133,7 +141,7 @@ def test_consumer_generation_is_integer_or_null(generation, ok):
 ])
 def test_mappings_from_1_34(mappings, expected):
     body = {**DICT, **GEN, "mappings": mappings}
-    assert problem(allocations.put_validator((1, 34)), body) == expected
+    assert problem(put_validator((1, 34)), body) == expected
 
 
 @pytest.mark.parametrize(("consumer_type", "expected"), [
@@ -145,12 +153,12 @@ def test_mappings_from_1_34(mappings, expected):
 ])
 def test_consumer_type_from_1_38(consumer_type, expected):
     body = {**DICT, **GEN, "consumer_type": consumer_type}
-    assert problem(allocations.put_validator((1, 39)), body) == expected
+    assert problem(put_validator((1, 39)), body) == expected
 
 
 def test_put_validators_are_shared_within_a_window():
-    assert allocations.put_validator((1, 28)) is allocations.put_validator((1, 33))
-    assert allocations.put_validator((1, 33)) is not allocations.put_validator((1, 34))
+    assert put_validator((1, 28)) is put_validator((1, 33))
+    assert put_validator((1, 33)) is not put_validator((1, 34))
 
 
 # --- POST /allocations (1.13+) ---------------------------------------------
@@ -165,7 +173,7 @@ def test_put_validators_are_shared_within_a_window():
     ((1, 39), {**DICT, **GEN, **TYPE}),
 ])
 def test_post_accepts(version, consumer):
-    assert problem(allocations.post_validator(version), {C: consumer}) is None
+    assert problem(post_validator(version), {C: consumer}) is None
 
 
 @pytest.mark.parametrize(("version", "body", "expected"), [
@@ -179,7 +187,7 @@ def test_post_accepts(version, consumer):
     ((1, 13), {C: {"allocations": {}, "project_id": "p"}}, required("user_id", [C])),
 ])
 def test_post_rejects(version, body, expected):
-    assert problem(allocations.post_validator(version), body) == expected
+    assert problem(post_validator(version), body) == expected
 
 
 def test_consumers_schema_allows_an_empty_map():

@@ -4,11 +4,15 @@
 import pytest
 from jsonschema.exceptions import best_match
 
-from placer.schemas import reshaper
+from placer.schemas import api
+
+
+def reshaper_validator(version):
+    return api.body_at("/reshaper", "POST", version)
 
 
 def problem(version, body):
-    error = best_match(reshaper.reshaper_validator(version).iter_errors(body))
+    error = best_match(reshaper_validator(version).iter_errors(body))
     return None if error is None else (error.validator, error.message, list(error.path))
 
 
@@ -82,6 +86,6 @@ def test_rejects(version, body, expected):
 
 
 def test_validators_are_shared_within_a_window():
-    assert reshaper.reshaper_validator((1, 30)) is reshaper.reshaper_validator((1, 33))
-    assert reshaper.reshaper_validator((1, 34)) is reshaper.reshaper_validator((1, 37))
-    assert reshaper.reshaper_validator((1, 37)) is not reshaper.reshaper_validator((1, 38))
+    assert reshaper_validator((1, 30)) is reshaper_validator((1, 33))
+    assert reshaper_validator((1, 34)) is reshaper_validator((1, 37))
+    assert reshaper_validator((1, 37)) is not reshaper_validator((1, 38))

@@ -5,6 +5,7 @@ import pytest
 from jsonschema.exceptions import best_match
 
 from placer import exceptions
+from placer.schemas import api
 from placer.schemas import resource_providers as rp
 from placer.schemas.resource_providers import parse_list_query
 
@@ -34,8 +35,8 @@ def bad(pairs, version) -> str:
     ((1, 39), rp.POST_1_14, rp.PUT_1_14),
 ])
 def test_body_schema_by_version(version, create, update):
-    assert rp.create_body(version) is create
-    assert rp.update_body(version) is update
+    assert api.body_at("/resource_providers", "POST", version) is create
+    assert api.body_at("/resource_providers/{uuid}", "PUT", version) is update
 
 
 @pytest.mark.parametrize("body", [

@@ -8,7 +8,7 @@ from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
-from placer.schemas import aggregates as schema
+from placer.schemas import api
 
 
 def _check_version(req) -> None:
@@ -47,8 +47,7 @@ def set_aggregates(req, resp, uuid):
     req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)
     try:
-        data = json_body(req, schema.SET_AGGREGATES_1_19 if with_generation
-                         else schema.SET_AGGREGATES_1_1)
+        data = json_body(req, api.body(req))
     except exceptions.BadRequest:
         # the reference looks the provider up before reading the body
         req.context.db.read(rp_db.get, uuid)

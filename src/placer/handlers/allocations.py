@@ -11,7 +11,7 @@ from placer.db import resource_providers as providers_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import ALLOCATIONS_DICT, CONSUMER_GENERATIONS, CONSUMER_TYPES
-from placer.schemas import allocations as schema
+from placer.schemas import api
 
 _CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
 
@@ -90,7 +90,7 @@ def set_for_consumer(req, resp, consumer_uuid):
     if not uuidutils.is_uuid_like(consumer_uuid):
         raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
-    data = json_body(req, schema.put_validator(util.version(req)))
+    data = json_body(req, api.body(req))
     _replace(req, [consumer_write(req, consumer_uuid, data)],
              f"Unable to allocate inventory for consumer {consumer_uuid}: ")
     util.no_content(resp)
@@ -99,7 +99,7 @@ def set_for_consumer(req, resp, consumer_uuid):
 @takes_json
 def set_many(req, resp):
     req.context.auth.can(policy.ALLOCATIONS_MANAGE)
-    data = json_body(req, schema.post_validator(util.version(req)))
+    data = json_body(req, api.body(req))
     writes = [consumer_write(req, str(uuidlib.UUID(c)), body) for c, body in data.items()]
     _replace(req, writes, "Unable to allocate inventory ")
     util.no_content(resp)

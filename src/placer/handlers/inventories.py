@@ -8,6 +8,7 @@ from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, schema_error_text, takes_json
 from placer.model.inventory import Inventory
+from placer.schemas import api
 from placer.schemas import inventories as schema
 
 LIST = "placement:resource_providers:inventories:list"
@@ -79,7 +80,7 @@ def create_inventory(req, resp, uuid):
     req.context.auth.can(CREATE)
 
     def read():
-        data = json_body(req, schema.NEW)
+        data = json_body(req, api.body(req))
         return Inventory.from_body(data["resource_class"], data)
 
     inv = _parse(req, uuid, read)
@@ -100,7 +101,7 @@ def update_inventory(req, resp, uuid, resource_class):
     req.context.auth.can(UPDATE)
 
     def read():
-        data = json_body(req, schema.ONE)
+        data = json_body(req, api.body(req))
         return data["resource_provider_generation"], Inventory.from_body(resource_class, data)
 
     seen, inv = _parse(req, uuid, read)
@@ -114,7 +115,7 @@ def replace_inventories(req, resp, uuid):
     req.context.auth.can(UPDATE)
 
     def read():
-        data = json_body(req, schema.ALL)
+        data = json_body(req, api.body(req))
         _check_unmatched(data["inventories"])
         invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
         return data["resource_provider_generation"], invs

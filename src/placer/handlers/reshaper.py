@@ -10,13 +10,13 @@ from placer.http import util
 from placer.http.negotiation import json_body, takes_json
 from placer.microversions import RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
-from placer.schemas import reshaper as schema
+from placer.schemas import api
 
 
 @takes_json
 def reshape(req, resp):
     req.context.auth.can(policy.RESHAPE)
-    data = json_body(req, schema.reshaper_validator(util.version(req)))
+    data = json_body(req, api.body(req))
     providers = [
         db.ProviderInventory(uuid, body["resource_provider_generation"],
                              [Inventory.from_body(rc, fields)

@@ -5,6 +5,7 @@ from placer.db import resource_classes as db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import PUT_RESOURCE_CLASS
+from placer.schemas import api
 from placer.schemas import resource_classes as schema
 
 
@@ -34,7 +35,7 @@ def list_classes(req, resp):
 @takes_json
 def create_class(req, resp):
     req.context.auth.can(policy.RESOURCE_CLASSES_CREATE)
-    name = json_body(req, schema.CLASS)["name"]
+    name = json_body(req, api.body(req))["name"]
     req.context.db.write(db.create, name)
     util.no_content(resp, 201, _url(req, name))
 
@@ -58,7 +59,7 @@ def update_class(req, resp, name):
         _rc, created = req.context.db.write(db.ensure, name)
         util.no_content(resp, 201 if created else 204, _url(req, name))
         return
-    new_name = json_body(req, schema.CLASS)["name"]
+    new_name = json_body(req, api.body(req))["name"]
     rc = req.context.db.write(db.rename, name, new_name)
     util.send_json(req, resp, _render(req, rc))
 

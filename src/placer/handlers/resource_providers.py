@@ -18,6 +18,7 @@ from placer.microversions import (
     REPARENTING,
     TRAITS,
 )
+from placer.schemas import api
 from placer.schemas import resource_providers as schema
 
 # Link relations after 'self', with the microversion adding each.
@@ -101,7 +102,7 @@ def list_providers(req, resp):
 @takes_json
 def create_provider(req, resp):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_CREATE)
-    data = json_body(req, schema.create_body(util.version(req)))
+    data = json_body(req, api.body(req))
     # a given uuid is stored in its canonical form (dashed, lower case)
     uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
     rp = req.context.db.write(db.create, uuid, data["name"], data.get("parent_provider_uuid"))
@@ -123,7 +124,7 @@ def show_provider(req, resp, uuid):
 def update_provider(req, resp, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
     req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
-    data = json_body(req, schema.update_body(util.version(req)))
+    data = json_body(req, api.body(req))
     parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
     rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
                                       util.want(req, REPARENTING))

@@ -6,7 +6,7 @@ from placer.http import query as querystring
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.model import names
-from placer.schemas import traits as schema
+from placer.schemas import api
 
 BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
              'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
@@ -27,8 +27,8 @@ def _stamp(traits):
     return None if not stamps or None in stamps else max(stamps)
 
 
-def _list_filters(query: dict[str, str]) -> dict:
-    querystring.validate(query, schema.LIST_QUERY)
+def _list_filters(query: dict[str, str], schema) -> dict:
+    querystring.validate(query, schema)
     filters: dict = {}
     if "name" in query:
         op, colon, value = query["name"].partition(":")
@@ -50,7 +50,7 @@ def _list_filters(query: dict[str, str]) -> dict:
 @returns_json
 def list_traits(req, resp):
     req.context.auth.can(policy.TRAITS_LIST)
-    filters = _list_filters(querystring.as_dict(req))
+    filters = _list_filters(querystring.as_dict(req), api.query(req))
     traits = req.context.db.read(db.list_traits, **filters)
     util.send_json(req, resp, {"traits": [t.name for t in traits]},
                    last_modified=_stamp(traits))
@@ -98,7 +98,7 @@ def list_provider_traits(req, resp, uuid):
 @takes_json
 def set_provider_traits(req, resp, uuid):
     req.context.auth.can(policy.PROVIDER_TRAITS_UPDATE)
-    data = json_body(req, schema.SET_PROVIDER_TRAITS)
+    data = json_body(req, api.body(req))
     # a whole float such as 3.0 is a valid integer to jsonschema
     seen = int(data["resource_provider_generation"])
     traits, generation = req.context.db.write(db.set_provider_traits, uuid, data["traits"], seen)

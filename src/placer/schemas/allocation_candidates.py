@@ -4,11 +4,11 @@ Clients see the validator's message verbatim (schema and instance included),
 so each schema has exactly the content and key order the reference prints.
 """
 
-from functools import cache
-
 import jsonschema
 
 from placer import exceptions
+from placer import microversions as mv
+from placer.schemas.versioned import Since
 
 INTEGER_SUFFIX = r"[1-9][0-9]*"
 STRING_SUFFIX = r"[a-zA-Z0-9_-]{1,64}"
@@ -57,11 +57,6 @@ def _schema(version: tuple[int, int]) -> dict:
     }
 
 
-# The schema only changes at these microversions; cache one validator each.
-_BOUNDARIES = ((1, 36), (1, 35), (1, 33), (1, 31), (1, 25), (1, 21), (1, 17), (1, 16))
-
-
-@cache
 def _validator(boundary: tuple[int, int]):
     schema = _schema(boundary)
     cls = jsonschema.validators.validator_for(schema)
@@ -69,9 +64,15 @@ def _validator(boundary: tuple[int, int]):
     return cls(schema, format_checker=jsonschema.FormatChecker())
 
 
+# The schema only changes at these microversions: one validator each.
+QUERY = Since({boundary: _validator(boundary) for boundary in (
+    mv.ALLOCATION_CANDIDATES, mv.CANDIDATES_LIMIT, mv.CANDIDATES_REQUIRED,
+    mv.CANDIDATES_MEMBER_OF, mv.GRANULAR_GROUPS, mv.CANDIDATES_IN_TREE, mv.STRING_SUFFIXES,
+    mv.ROOT_REQUIRED, mv.SAME_SUBTREE)})
+
+
 def validate(instance: dict[str, str], version: tuple[int, int]) -> None:
     """Raise BadRequest with the reference's text if ``instance`` is invalid."""
-    boundary = next((b for b in _BOUNDARIES if version >= b), (1, 10))
-    error = jsonschema.exceptions.best_match(_validator(boundary).iter_errors(instance))
+    error = jsonschema.exceptions.best_match(QUERY.at(version).iter_errors(instance))
     if error is not None:
         raise exceptions.BadRequest(f"Invalid query string parameters: {error}")

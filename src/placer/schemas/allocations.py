@@ -65,17 +65,12 @@ def _consumer(version: tuple[int, int], min_providers: int) -> dict:
     return _strict(props, required)
 
 
-# The windows in which each body shape applies.
-_WINDOWS = [(1, 38), (1, 34), (1, 28), (1, 12), (1, 8), (1, 0)]
-_POST_WINDOWS = [(1, 38), (1, 34), (1, 28), (1, 13)]
-
-
-def _window(version: tuple[int, int], windows) -> tuple[int, int]:
-    return next(w for w in windows if version >= w)
+# The windows in which each body shape applies are in placer.schemas.api:
+# put_body and post_body build the body of the window starting at ``window``.
 
 
 @functools.cache
-def _put(window: tuple[int, int]):
+def put_body(window: tuple[int, int]):
     if window >= (1, 12):
         # emptying a consumer with {} is allowed once generations exist (1.28)
         return validator(_consumer(window, 0 if window >= (1, 28) else 1))
@@ -88,7 +83,7 @@ def _put(window: tuple[int, int]):
 
 
 @functools.cache
-def _post(window: tuple[int, int]):
+def post_body(window: tuple[int, int]):
     return validator({
         "type": "object",
         "minProperties": 1,
@@ -97,18 +92,10 @@ def _post(window: tuple[int, int]):
     })
 
 
-def put_validator(version: tuple[int, int]):
-    return _put(_window(version, _WINDOWS))
-
-
-def post_validator(version: tuple[int, int]):
-    return _post(_window(version, _POST_WINDOWS))
-
-
 def consumers_schema(version: tuple[int, int]) -> dict:
     """The POST /allocations shape, reused by the reshaper (which allows {})."""
     return {
         "type": "object",
-        "patternProperties": {UUID_PATTERN: _consumer(_window(version, _POST_WINDOWS), 0)},
+        "patternProperties": {UUID_PATTERN: _consumer(version, 0)},
         "additionalProperties": False,
     }

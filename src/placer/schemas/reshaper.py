@@ -9,7 +9,8 @@ from placer.schemas.inventories import ALL_SCHEMA
 
 
 @functools.cache
-def _reshaper(window: tuple[int, int]):
+def body(window: tuple[int, int]):
+    """The body of the window starting at ``window`` (windows: placer.schemas.api)."""
     return validator({
         "type": "object",
         "properties": {
@@ -24,7 +25,3 @@ def _reshaper(window: tuple[int, int]):
         "required": ["inventories", "allocations"],
         "additionalProperties": False,
     })
-
-
-def reshaper_validator(version: tuple[int, int]):
-    return _reshaper(next(w for w in ((1, 38), (1, 34), (1, 28)) if version >= w))

@@ -7,7 +7,6 @@ parsed here too, with the reference's texts and in its order of checks.
 """
 
 import copy
-from functools import cache
 
 import jsonschema
 
@@ -15,6 +14,7 @@ from placer import exceptions
 from placer.http import query
 from placer.http.negotiation import validator
 from placer.model.query_values import parse_member_of, parse_resources, parse_traits
+from placer.schemas.versioned import Since
 
 Version = tuple[int, int]
 
@@ -38,14 +38,6 @@ PUT = validator(_body(("name", _NAME)))
 PUT_1_14 = validator(_body(("name", _NAME), ("parent_provider_uuid", _PARENT)))
 
 
-def create_body(version: Version):
-    return POST_1_14 if version >= (1, 14) else POST
-
-
-def update_body(version: Version):
-    return PUT_1_14 if version >= (1, 14) else PUT
-
-
 # Query parameters as they appeared, with the microversion adding each.
 _QUERY_PARAMS = (
     ("name", {"type": "string"}, (1, 0)),
@@ -55,10 +47,8 @@ _QUERY_PARAMS = (
     ("in_tree", {"type": "string", "format": "uuid"}, (1, 14)),
     ("required", {"type": "string"}, (1, 18)),
 )
-_QUERY_BOUNDARIES = ((1, 18), (1, 14), (1, 4), (1, 3), (1, 0))
 
 
-@cache
 def _query_validator(boundary: Version):
     schema = {
         "type": "object",
@@ -72,6 +62,10 @@ def _query_validator(boundary: Version):
     return cls(schema, format_checker=jsonschema.FormatChecker())
 
 
+# The query schema of each window: one more parameter at each step.
+QUERY = Since({since: _query_validator(since) for _, _, since in _QUERY_PARAMS})
+
+
 def parse_list_query(pairs: list[tuple[str, str]], version: Version) -> dict:
     """The filters of GET /resource_providers (``pairs`` from
     placer.http.query.pairs), as keyword arguments for
@@ -81,7 +75,7 @@ def parse_list_query(pairs: list[tuple[str, str]], version: Version) -> dict:
         values.setdefault(key, []).append(value)
     # The reference validates a dict view of the query: first position, last value.
     last = {key: vals[-1] for key, vals in values.items()}
-    query.validate(last, _query_validator(next(b for b in _QUERY_BOUNDARIES if version >= b)))
+    query.validate(last, QUERY.at(version))
 
     filters: dict = {}
     if "member_of" in values:

@@ -1,0 +1,57 @@
+"""The one way to pick a schema (or anything else) by microversion.
+
+``Since({BASE: a, NESTED_PROVIDERS: b}).at(version)`` is ``a`` from 1.0 and
+``b`` from 1.14 on. The route table of schemas (``placer.schemas.api``) is
+made of these, and handlers, the query parsers and the OpenAPI document all
+read the same objects. Plain data: the pure core may import it.
+"""
+
+from collections.abc import Iterator, Mapping
+from typing import Generic, TypeVar
+
+from placer import microversions
+from placer.microversions import Version
+
+T = TypeVar("T")
+
+
+class Since(Generic[T]):
+    """A value that changes at given microversions (each step holds until the next)."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps: Mapping[Version, T]):
+        if not steps:
+            raise ValueError("Since needs at least one step")
+        self.steps: tuple[tuple[Version, T], ...] = tuple(sorted(steps.items()))
+
+    @property
+    def first(self) -> Version:
+        return self.steps[0][0]
+
+    def at(self, version: Version) -> T:
+        """The value for ``version``; LookupError before the first step."""
+        found: tuple[Version, T] | None = None
+        for step in self.steps:
+            if tuple(version) < step[0]:
+                break
+            found = step
+        if found is None:
+            raise LookupError(f"nothing before {microversions.text(self.first)}")
+        return found[1]
+
+    def windows(self) -> Iterator[tuple[Version, Version, T]]:
+        """(first, last, value) for each step, ``last`` included."""
+        for i, (first, value) in enumerate(self.steps):
+            if i + 1 < len(self.steps):
+                last = _before(self.steps[i + 1][0])
+            else:
+                last = microversions.MAX
+            yield first, last, value
+
+    def __repr__(self) -> str:
+        return f"Since({dict(self.steps)!r})"
+
+
+def _before(version: Version) -> Version:
+    return (version[0], version[1] - 1)
