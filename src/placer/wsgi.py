@@ -74,7 +74,7 @@ _lock = threading.Lock()
 _application = None
 
 
-def _refusal(exc: exceptions.PlacerError):
+def _refusal(exc: exceptions.DatabaseUnavailable):
     def app(environ, start_response):
         return errors.render(environ, exc.status, exc.detail, None, exc.headers)(
             environ, start_response)

@@ -164,8 +164,7 @@ def _parse_root_required(raw: list[str]) -> tuple[frozenset[str], frozenset[str]
     clauses, forbidden = query_values.parse_traits(raw[0], allow_forbidden=True,
                                                    allow_any=False)
     required = {t for clause in clauses for t in clause}
-    forbidden = set(forbidden)
-    conflicts = required & forbidden
+    conflicts = required & set(forbidden)
     if conflicts:
         raise exceptions.BadRequest(
             "Conflicting required and forbidden traits found in root_required: "

@@ -236,7 +236,7 @@ def _check_capacity(conn, writes, providers, class_ids, before) -> None:
     respect min_unit/max_unit/step_size, and the sum fit the capacity (a write
     that only reduces an existing overage is let through)."""
     names = {v: k for k, v in class_ids.items()}
-    wanted = collections.defaultdict(int)
+    wanted: collections.defaultdict[tuple[int, int], int] = collections.defaultdict(int)
     for w in writes:
         for rp, rc, amount in _rows_of(w, providers, class_ids):
             wanted[(rp, rc)] += amount

@@ -63,14 +63,16 @@ def create(conn: Connection, uuid: str, project: int, user: int,
     insert_ignoring_duplicates(conn, consumers, [{
         "uuid": uuid, "project_id": project, "user_id": user, "generation": 0,
         "consumer_type_id": type_id}])
-    return find(conn, uuid)
+    consumer = find(conn, uuid)
+    assert consumer is not None  # inserted above, or by the concurrent writer
+    return consumer
 
 
 def update_owner(conn: Connection, consumer: Consumer, project: int, user: int,
                  type_id: int | None) -> None:
     """Record the project/user (and type, when given) a write names, as the
     reference does when they differ from what is stored."""
-    values = {}
+    values: dict[str, int] = {}
     if (project, user) != (consumer.project_id, consumer.user_id):
         values.update(project_id=project, user_id=user)
     if type_id is not None and type_id != consumer.consumer_type_id:

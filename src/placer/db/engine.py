@@ -164,7 +164,7 @@ def _is_deadlock_error(exc: DBAPIError) -> bool:
     # that fails certification at commit, or is brute-force aborted by another
     # node's replicated write, as 1213 too ("Deadlock found ..."): retried alike.
     # Its 1047 (node not ready) and 1180 (write set too large) are not conflicts.
-    args = getattr(orig, "args", ())
+    args: tuple = getattr(orig, "args", ())
     return bool(args) and args[0] in (1213, 1205)
 
 
@@ -175,6 +175,7 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dic
     if not rows:
         return 0
     backend = conn.dialect.name
+    stmt: sa.Insert
     if backend == "postgresql":
         stmt = postgresql.insert(table).on_conflict_do_nothing()
     elif backend == "sqlite":

@@ -33,5 +33,5 @@ def version(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def head() -> str:
+def head() -> str | None:
     return ScriptDirectory.from_config(_config(None)).get_current_head()

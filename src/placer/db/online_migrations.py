@@ -33,7 +33,9 @@ def _ensure_external_id(conn: Connection, table: sa.Table, external_id: str) -> 
     found = conn.execute(query).scalar()
     if found is not None:
         return found
-    return conn.execute(table.insert().values(external_id=external_id)).inserted_primary_key[0]
+    key = conn.execute(table.insert().values(external_id=external_id)).inserted_primary_key
+    assert key is not None  # a single-row INSERT always has one
+    return key[0]
 
 
 def create_incomplete_consumers(conn: Connection, conf, batch_size: int) -> tuple[int, int]:
@@ -65,7 +67,7 @@ MIGRATIONS = (set_root_provider_ids, create_incomplete_consumers)
 def count_missing_root_ids(conn: Connection) -> int:
     rp = resource_providers
     return conn.execute(sa.select(sa.func.count()).select_from(rp)
-                        .where(rp.c.root_provider_id.is_(None))).scalar()
+                        .where(rp.c.root_provider_id.is_(None))).scalar_one()
 
 
 def count_incomplete_consumers(conn: Connection) -> int:
@@ -75,4 +77,4 @@ def count_incomplete_consumers(conn: Connection) -> int:
         .select_from(allocations.outerjoin(
             consumers, allocations.c.consumer_id == consumers.c.uuid))
         .where(consumers.c.id.is_(None))
-    ).scalar()
+    ).scalar_one()

@@ -147,7 +147,9 @@ def create(conn: Connection, uuid: str, name: str, parent_uuid: str | None = Non
         raise refuse("parent provider UUID does not exist.") from None
     if parent is None:
         # a root is its own root; like the reference this second write sets updated_at
-        new_id = result.inserted_primary_key[0]
+        key = result.inserted_primary_key
+        assert key is not None  # a single-row INSERT always has one
+        new_id = key[0]
         conn.execute(rp_t.update().where(rp_t.c.id == new_id).values(root_provider_id=new_id))
     return get(conn, uuid)
 
@@ -239,7 +241,7 @@ def update(conn: Connection, uuid: str, name: str, parent_uuid=UNSET,
             raise refuse("update", "un-parenting a provider is not currently allowed.")
         new_parent_id, new_root_id = None, me.id
 
-    values = {}
+    values: dict[str, object] = {}
     if name != me.name:
         taken = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.name == name,
                                                         rp_t.c.id != me.id)).first()
@@ -383,6 +385,7 @@ def _newest(conn: Connection, rows: Sequence[tuple]) -> datetime.datetime | None
     if isinstance(newest, str):
         to_datetime = sa.DateTime().dialect_impl(conn.dialect).result_processor(
             conn.dialect, None)
+        assert to_datetime is not None  # DateTime parses SQLite's text
         newest = to_datetime(newest)
     return newest
 

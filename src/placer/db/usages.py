@@ -74,8 +74,8 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     for row in rows:
         key = "all" if not kind else row[0]
         result.setdefault(key, {})[row[-2]] = int(row[-1])
-    for row in counts:
-        key = "all" if not kind else row[0]
+    for counted in counts:
+        key = "all" if not kind else counted[0]
         if key in result:  # an ungrouped count answers 0 even when nothing matched
-            result[key]["consumer_count"] = int(row[-1])
+            result[key]["consumer_count"] = int(counted[-1])
     return result

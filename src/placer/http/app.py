@@ -4,30 +4,27 @@ import logging
 
 import falcon
 import sqlalchemy.exc
+from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
+from placer.db.engine import Database
 from placer.http import auth, bodylimit, errors, health, microversion, requestlog, routing
+from placer.http.request import Request
 
 LOG = logging.getLogger(__name__)
-
-
-class _Context:
-    """Per-request state handlers read: version, auth context, store, config."""
-
-    __slots__ = ("version", "auth", "db", "conf")
 
 
 class _Bind:
     """Falcon middleware that hands each request its version, context and store."""
 
-    def __init__(self, db, conf):
+    def __init__(self, db: Database, conf: cfg.ConfigOpts):
         self.db, self.conf = db, conf
 
-    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+    def process_request(self, req: Request, resp: falcon.Response) -> None:
         ctx = req.context
         ctx.version = req.env[errors.MICROVERSION_ENVIRON]
-        ctx.auth = req.env.get(auth.CONTEXT_ENVIRON)
+        ctx.auth = req.env[auth.CONTEXT_ENVIRON]  # always set by auth.ContextMiddleware
         ctx.db, ctx.conf = self.db, self.conf
         clen = req.env.get("CONTENT_LENGTH")
         try:
@@ -68,13 +65,15 @@ def _unexpected(req, resp, ex: Exception, params) -> None:
     _serve(req, resp, 500, str(ex))
 
 
-def create_app(db, conf, routes) -> falcon.App:
+def create_app(db: Database, conf: cfg.ConfigOpts,
+               routes: dict[str, dict[str, routing.Method]]) -> falcon.App:
     """The bare API (no auth, no microversion negotiation): see ``wrap``."""
-    app = falcon.App(middleware=[_Bind(db, conf)], cors_enable=False)
+    app = falcon.App(middleware=[_Bind(db, conf)], request_type=Request, cors_enable=False)
     app.req_options.keep_blank_qs_values = True
     app.req_options.auto_parse_qs_csv = False
     app.req_options.strip_url_path_trailing_slash = False
-    app.resp_options.default_media_type = None  # bodiless answers carry no Content-Type
+    # bodiless answers carry no Content-Type (falcon accepts None, its types say str)
+    app.resp_options.default_media_type = None  # type: ignore[assignment]
     app.add_error_handler(Exception, _unexpected)
     app.add_error_handler(falcon.HTTPError, _falcon_error)
     app.add_error_handler(exceptions.PlacerError, _placer_error)

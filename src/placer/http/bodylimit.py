@@ -7,6 +7,8 @@ read; a chunked body (no Content-Length) is wrapped in oslo.middleware's
 limiting reader, so reading stops once it passes the limit.
 """
 
+from collections.abc import Callable
+
 import webob.exc
 from oslo_middleware import sizelimit
 
@@ -37,6 +39,8 @@ class _LimitingReader(sizelimit.LimitingReader):
 
 
 class BodySizeLimit(sizelimit.RequestBodySizeLimiter):
+    application: Callable  # the app it wraps (oslo's base allows None)
+
     def __call__(self, environ, start_response):
         limit = self._conf_get("max_request_body_size")
         length = environ.get("CONTENT_LENGTH")

@@ -2,6 +2,7 @@
 and the reference's request log lines (logger ``placement.requestlog``)."""
 
 import logging
+from collections.abc import Callable
 
 import webob
 from oslo_context import context
@@ -22,6 +23,8 @@ class RequestLog(request_id.RequestId):
     ``x-openstack-request-id``; a well-formed inbound ``X-OpenStack-Request-ID``
     kept as the global id), plus one DEBUG line when a request starts and one
     INFO line when it is answered."""
+
+    application: Callable  # the app it wraps (oslo's base allows None)
 
     def __init__(self, app):
         super().__init__(app)

@@ -62,7 +62,8 @@ class Inventory:
 
     def row(self) -> dict:
         """Column values for the store (integral floats become ints)."""
-        values = {name: int(getattr(self, name)) for name in FIELDS[:-1]}
+        values: dict[str, int | float] = {name: int(getattr(self, name))
+                                          for name in FIELDS[:-1]}
         values["allocation_ratio"] = float(self.allocation_ratio)
         return values
 
