@@ -2,20 +2,15 @@
 
 import jsonschema
 
-from placer import exceptions
+from placer import exceptions, policy
 from placer.db import inventories as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, schema_error_text, takes_json
+from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import api
 from placer.schemas import inventories as schema
-
-LIST = "placement:resource_providers:inventories:list"
-CREATE = "placement:resource_providers:inventories:create"
-SHOW = "placement:resource_providers:inventories:show"
-UPDATE = "placement:resource_providers:inventories:update"
-DELETE = "placement:resource_providers:inventories:delete"
 
 
 class MethodNotAllowed(exceptions.PlacerError):
@@ -27,7 +22,7 @@ def _url(req, uuid: str, resource_class: str) -> str:
 
 
 def _reserved_can_be_total(req) -> bool:
-    return util.want(req, (1, 26))
+    return util.want(req, RESERVED_EQUALS_TOTAL)
 
 
 def _render_one(inv: Inventory, generation: int) -> dict:
@@ -70,14 +65,14 @@ def _parse(req, uuid: str, read):
 
 @returns_json
 def list_inventories(req, resp, uuid):
-    req.context.auth.can(LIST)
+    req.context.auth.can(policy.INVENTORIES_LIST)
     provider, invs = req.context.db.read(db.list_for_provider, uuid)
     _send_all(req, resp, provider.generation, invs)
 
 
 @takes_json
 def create_inventory(req, resp, uuid):
-    req.context.auth.can(CREATE)
+    req.context.auth.can(policy.INVENTORIES_CREATE)
 
     def read():
         data = json_body(req, api.body(req))
@@ -91,14 +86,14 @@ def create_inventory(req, resp, uuid):
 
 @returns_json
 def show_inventory(req, resp, uuid, resource_class):
-    req.context.auth.can(SHOW)
+    req.context.auth.can(policy.INVENTORIES_SHOW)
     provider, inv = req.context.db.read(db.get_one, uuid, resource_class)
     util.send_json(req, resp, _render_one(inv, provider.generation), last_modified=inv.stamp)
 
 
 @takes_json
 def update_inventory(req, resp, uuid, resource_class):
-    req.context.auth.can(UPDATE)
+    req.context.auth.can(policy.INVENTORIES_UPDATE)
 
     def read():
         data = json_body(req, api.body(req))
@@ -112,7 +107,7 @@ def update_inventory(req, resp, uuid, resource_class):
 
 @takes_json
 def replace_inventories(req, resp, uuid):
-    req.context.auth.can(UPDATE)
+    req.context.auth.can(policy.INVENTORIES_UPDATE)
 
     def read():
         data = json_body(req, api.body(req))
@@ -128,14 +123,14 @@ def replace_inventories(req, resp, uuid):
 
 def delete_inventories(req, resp, uuid):
     # Before 1.5 the reference answers 405 here (not 404): the path exists.
-    if not util.want(req, (1, 5)):
+    if not util.want(req, DELETE_ALL_INVENTORIES):
         raise MethodNotAllowed()
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.INVENTORIES_DELETE)
     req.context.db.write(db.delete_all, uuid)
     util.no_content(resp)
 
 
 def delete_inventory(req, resp, uuid, resource_class):
-    req.context.auth.can(DELETE)
+    req.context.auth.can(policy.INVENTORIES_DELETE)
     req.context.db.write(db.delete_one, uuid, resource_class)
     util.no_content(resp)
