@@ -17,7 +17,9 @@ and in_tree targets) are loaded once per request and join every batch.
 """
 
 import collections
+import functools
 import random
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -52,12 +54,16 @@ class _Names:
 
 def find(conn: Connection, request: CandidateRequest, *, max_candidates: int = -1,
          strategy: str = "depth-first", rng: random.Random | None = None,
-         batch: tuple[int, int] | None = None) -> tuple[list, list[Provider]]:
+         batch: tuple[int, int] | None = None,
+         timings: dict[str, float] | None = None) -> tuple[list, list[Provider]]:
     """(candidates, providers for provider_summaries) for ``request``.
 
     Raises BadRequest for an unknown name, where the reference reports it.
-    ``batch`` overrides (first, largest) batch sizes, for tests.
+    ``batch`` overrides (first, largest) batch sizes, for tests. ``timings``,
+    if given, gets the seconds spent searching ('search') and loading from
+    the database ('load': the rest) added to it, when the search ran.
     """
+    started = time.perf_counter()
     names = _resolve(conn, request)
     if (set(request.resource_classes()) - names.classes.keys()
             or set(request.trait_names()) - names.traits.keys()):
@@ -71,10 +77,30 @@ def find(conn: Connection, request: CandidateRequest, *, max_candidates: int = -
         return [], []
     wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
     first, largest = batch or (_first_batch(min(wanted) if wanted else None), LARGEST_BATCH)
+    batches = walk.batches(first, largest, rng)
+    loading = [0.0]
+    if timings is not None:
+        batches = _timed(batches, loading)
+    searching = time.perf_counter()
     candidates = list(search.stream_candidates(
-        request, walk.batches(first, largest, rng), max_candidates=max_candidates,
+        request, batches, max_candidates=max_candidates,
         strategy=strategy, rng=rng))
+    if timings is not None:
+        now = time.perf_counter()
+        timings["search"] = timings.get("search", 0.0) + now - searching - loading[0]
+        timings["load"] = timings.get("load", 0.0) + searching - started + loading[0]
     return candidates, search.summary_providers(candidates, request.nested_aware)
+
+
+def _timed(batches: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:
+    """``batches``, adding the seconds each takes to load to ``spent[0]``."""
+    while True:
+        start = time.perf_counter()
+        snapshot = next(batches, None)
+        spent[0] += time.perf_counter() - start
+        if snapshot is None:
+            return
+        yield snapshot
 
 
 def _first_batch(wanted: int | None) -> int:
@@ -127,7 +153,8 @@ class _Walk:
             if group.member_of:
                 p = rp_t.alias("p")
                 found = conn.execute(sa.select(p.c.id).where(
-                    *_Tests(conn.dialect.name).member_of(p.c.id, group, self.names))
+                    *_Tests(conn.dialect.name).member_of(
+                        p.c.id, [_agg_ids(self.names, s) for s in group.member_of]))
                     .limit(1)).first()
                 if found is None:
                     return False
@@ -137,7 +164,7 @@ class _Walk:
                 rng: random.Random | None = None) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
         if rng is not None:
-            roots = list(self.conn.execute(self._roots()).scalars())
+            roots = self.conn.execute(self._roots()).scalars().all()
             rng.shuffle(roots)
             chunks: Iterable[list[int]] = _chunks(roots, first, largest)
         else:
@@ -150,8 +177,8 @@ class _Walk:
     def _in_id_order(self, size: int, largest: int) -> Iterator[list[int]]:
         after = -1
         while True:
-            ids = list(self.conn.execute(
-                self._roots().where(rp_t.c.id > after).order_by(rp_t.c.id).limit(size)).scalars())
+            ids = self.conn.execute(self._roots().where(rp_t.c.id > after)
+                                    .order_by(rp_t.c.id).limit(size)).scalars().all()
             if ids:
                 yield ids
             if len(ids) < size:
@@ -173,127 +200,198 @@ def _chunks(ids: list[int], size: int, largest: int) -> Iterator[list[int]]:
 
 
 class _RootFilter:
-    """SQL conditions on a root (``rp_t``) that every anchor of a candidate meets."""
+    """SQL conditions on a root (``rp_t``) that every anchor of a candidate meets.
+
+    They are first written as a plan of plain tuples (ids, amounts, and the
+    sharing providers that may serve instead), then turned into SQL once per
+    distinct plan: building SQLAlchemy expressions costs more than running
+    them on a small cloud, and the scheduler asks the same shapes again."""
 
     def __init__(self, walk: _Walk):
         self.names = walk.names
         self.request = walk.request
         self.targets = walk.targets
         self.sharing = walk.sharing
-        self.root = rp_t.c.id
-        self.tests = _Tests(walk.conn.dialect.name)
+        self.dialect = walk.conn.dialect.name
 
-    def conditions(self) -> list:
-        request, has_trait = self.request, self.tests.has_trait
-        conds = [has_trait(self.root, self._trait_ids([n])) for n in sorted(request.root_required)]
+    def conditions(self) -> tuple:
+        return _conditions(self.dialect, self.plan())
+
+    def plan(self) -> tuple:
+        request = self.request
+        plan = [("root_has", self._trait_ids([n])) for n in sorted(request.root_required)]
         if request.root_forbidden:
-            conds.append(~has_trait(self.root, self._trait_ids(request.root_forbidden)))
+            plan.append(("root_lacks", self._trait_ids(request.root_forbidden)))
         for group in request.groups:
             if group.suffix:
                 if group.resources:
-                    conds.append(self._granular(group))
+                    plan.append(self._granular(group))
             else:
-                conds += self._unsuffixed(group)
-        return conds
+                plan += self._unsuffixed(group)
+        return tuple(plan)
 
     def _unsuffixed(self, group: RequestGroup) -> list:
-        names, root = self.names, self.root
         # the sharing providers that may serve other trees for this group
         serving = [] if group.in_tree else [
             s for s in self.sharing
             if all(s.aggregates & any_of for any_of in group.member_of)
             and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)]
         # cheap and selective tests first: databases mostly keep this order
-        conds = []
+        plan: list = []
         if group.in_tree:
-            conds.append(root == self.targets[group.in_tree])
+            plan.append(("in_tree", self.targets[group.in_tree]))
         if group.forbidden_aggs:
-            conds.append(~self.tests.in_aggs(root, self._agg_ids(group.forbidden_aggs)))
+            plan.append(("not_in_aggs", self._agg_ids(group.forbidden_aggs)))
         if group.member_of:
-            # the provider or the root must be a member: some provider of the
-            # tree is (the root is one of them)
-            p, link = rp_t.alias("p"), rpa_t.alias("pa")
-            first = self._agg_ids(group.member_of[0])
-            in_first = sa.select(p.c.root_provider_id).join(
-                link, link.c.resource_provider_id == p.c.id).where(link.c.aggregate_id.in_(first))
-            conds.append(sa.or_(
-                # a set the database computes once, rather than a probe per root
-                sa.and_(root.in_(in_first), self.tests.some(sa.select(1).select_from(p).where(
-                    p.c.root_provider_id == root, *self.tests.member_of(p.c.id, group, names)))),
-                self._served_by(serving)))
+            plan.append(("member_of", self._member_of(group), _served(serving)))
         for clause in group.trait_clauses:
-            # judged on every provider the group uses: any of the tree's,
-            # or a sharing provider serving it
-            p = rp_t.alias("p")
-            anywhere = self.tests.some(sa.select(1).select_from(p).where(
-                p.c.root_provider_id == root,
-                self.tests.has_trait(p.c.id, self._trait_ids(clause))))
-            conds.append(sa.or_(anywhere, self._served_by(
-                s for s in serving if s.traits & clause)))
+            plan.append(("traits", self._trait_ids(clause),
+                         _served(s for s in serving if s.traits & clause)))
         for rc, amount in group.resources.items():
-            p, inv = rp_t.alias("p"), inv_t.alias("i")
-            own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
-                   *capacity.can_take(inv, amount, headroom=True)]
-            if group.forbidden:
-                own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
-            if group.forbidden_aggs:
-                own.append(~self.tests.in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
-            found = self.tests.some(sa.select(1).select_from(
-                p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-            conds.append(sa.or_(found, self._served_by(
-                s for s in serving if s.fits(rc, amount))))
-        return conds
+            plan.append(("class", self.names.classes[rc], amount,
+                         self._trait_ids(group.forbidden), self._agg_ids(group.forbidden_aggs),
+                         _served(s for s in serving if s.fits(rc, amount))))
+        return plan
 
-    def _granular(self, group: RequestGroup) -> sa.ColumnElement:
-        names, root = self.names, self.root
-        (rc, amount), *others = group.resources.items()
-        p, inv = rp_t.alias("p"), inv_t.alias("i")
-        own = [p.c.root_provider_id == root, _class_is(inv, names.classes[rc]),
-               *capacity.can_take(inv, amount, headroom=True)]
-        for other, n in others:
-            more = inv_t.alias("j")
-            own.append(self.tests.some(sa.select(1).where(
-                more.c.resource_provider_id == p.c.id,
-                _class_is(more, names.classes[other]), *capacity.can_take(more, n, headroom=True))))
-        own += [self.tests.has_trait(p.c.id, self._trait_ids(c)) for c in group.trait_clauses]
-        if group.forbidden:
-            own.append(~self.tests.has_trait(p.c.id, self._trait_ids(group.forbidden)))
-        own += self.tests.member_of(p.c.id, group, names)
-        if group.forbidden_aggs:
-            own.append(~self.tests.in_aggs(p.c.id, self._agg_ids(group.forbidden_aggs)))
-        if group.in_tree:
-            own.append(root == self.targets[group.in_tree])
-        found = self.tests.some(sa.select(1).select_from(
-            p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-        target = self.targets.get(group.in_tree) if group.in_tree else None
-        return sa.or_(found, self._served_by(
+    def _granular(self, group: RequestGroup) -> tuple:
+        target = self.targets[group.in_tree] if group.in_tree else None
+        serving = _served(
             s for s in self.sharing
             if all(s.fits(c, n) for c, n in group.resources.items())
             and (target is None or s.root_id == target)
             and all(clause & s.traits for clause in group.trait_clauses)
             and all(s.aggregates & any_of for any_of in group.member_of)
-            and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)))
+            and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs))
+        return ("granular",
+                tuple((self.names.classes[rc], n) for rc, n in group.resources.items()),
+                tuple(self._trait_ids(c) for c in group.trait_clauses),
+                self._trait_ids(group.forbidden), self._member_of(group),
+                self._agg_ids(group.forbidden_aggs), target, serving)
 
-    def _served_by(self, sharing: Iterable[Provider]) -> sa.ColumnElement:
-        """The root is served by one of these sharing providers: it is the
-        root of one, or one of its providers is in one of their aggregates."""
-        sharing = list(sharing)
-        if not sharing:
-            return sa.false()
-        q, link = rp_t.alias("q"), rpa_t.alias("qa")
-        their_aggs = sa.select(rpa_t.c.aggregate_id).where(
-            _among(rpa_t.c.resource_provider_id, [s.id for s in sharing]))
-        return sa.or_(
-            _among(self.root, {s.root_id for s in sharing}),
-            self.tests.some(sa.select(1).select_from(
-                q.join(link, link.c.resource_provider_id == q.c.id)).where(
-                q.c.root_provider_id == self.root, link.c.aggregate_id.in_(their_aggs))))
+    def _trait_ids(self, names: Iterable[str]) -> tuple[int, ...]:
+        return tuple(self.names.traits[n] for n in sorted(names))
 
-    def _trait_ids(self, names: Iterable[str]) -> list[int]:
-        return [self.names.traits[n] for n in sorted(names)]
+    def _agg_ids(self, uuids: Iterable[str]) -> tuple[int, ...]:
+        return _agg_ids(self.names, uuids)
 
-    def _agg_ids(self, uuids: Iterable[str]) -> list[int]:
-        return [self.names.aggregates[u] for u in sorted(uuids) if u in self.names.aggregates]
+    def _member_of(self, group: RequestGroup) -> tuple[tuple[int, ...], ...]:
+        return tuple(self._agg_ids(any_of) for any_of in group.member_of)
+
+
+def _agg_ids(names: _Names, uuids: Iterable[str]) -> tuple[int, ...]:
+    """Ids of the known aggregates among ``uuids`` (an unknown one has no member)."""
+    return tuple(names.aggregates[u] for u in sorted(uuids) if u in names.aggregates)
+
+
+def _served(sharing: Iterable[Provider]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The plan's form of some sharing providers: their ids and their roots."""
+    sharing = list(sharing)
+    if not sharing:
+        return None
+    return tuple(sorted(s.id for s in sharing)), tuple(sorted({s.root_id for s in sharing}))
+
+
+@functools.lru_cache(maxsize=256)
+def _conditions(dialect: str, plan: tuple) -> tuple:
+    tests = _Tests(dialect)
+    return tuple(_BUILD[kind](tests, *args) for kind, *args in plan)
+
+
+def _root_has(tests: "_Tests", trait_ids) -> sa.ColumnElement:
+    return tests.has_trait(rp_t.c.id, trait_ids)
+
+
+def _root_lacks(tests: "_Tests", trait_ids) -> sa.ColumnElement:
+    return ~tests.has_trait(rp_t.c.id, trait_ids)
+
+
+def _in_tree(tests: "_Tests", target: int) -> sa.ColumnElement:
+    return rp_t.c.id == target
+
+
+def _not_in_aggs(tests: "_Tests", agg_ids) -> sa.ColumnElement:
+    return ~tests.in_aggs(rp_t.c.id, agg_ids)
+
+
+def _member_of(tests: "_Tests", sets, served) -> sa.ColumnElement:
+    # the provider or the root must be a member: some provider of the tree is
+    # (the root is one of them)
+    root, p, link = rp_t.c.id, rp_t.alias("p"), rpa_t.alias("pa")
+    in_first = sa.select(p.c.root_provider_id).join(
+        link, link.c.resource_provider_id == p.c.id).where(link.c.aggregate_id.in_(sets[0]))
+    return sa.or_(
+        # a set the database computes once, rather than a probe per root
+        sa.and_(root.in_(in_first), tests.some(sa.select(1).select_from(p).where(
+            p.c.root_provider_id == root, *tests.member_of(p.c.id, sets)))),
+        _served_by(tests, served))
+
+
+def _traits(tests: "_Tests", trait_ids, served) -> sa.ColumnElement:
+    # judged on every provider the group uses: any of the tree's, or a sharing
+    # provider serving it
+    p = rp_t.alias("p")
+    anywhere = tests.some(sa.select(1).select_from(p).where(
+        p.c.root_provider_id == rp_t.c.id, tests.has_trait(p.c.id, trait_ids)))
+    return sa.or_(anywhere, _served_by(tests, served))
+
+
+def _class(tests: "_Tests", rc_id: int, amount: int, forbidden, forbidden_aggs,
+           served) -> sa.ColumnElement:
+    p, inv = rp_t.alias("p"), inv_t.alias("i")
+    own = [p.c.root_provider_id == rp_t.c.id, _class_is(inv, rc_id),
+           *capacity.can_take(inv, amount, headroom=True)]
+    if forbidden:
+        own.append(~tests.has_trait(p.c.id, forbidden))
+    if forbidden_aggs:
+        own.append(~tests.in_aggs(p.c.id, forbidden_aggs))
+    found = tests.some(sa.select(1).select_from(
+        p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
+    return sa.or_(found, _served_by(tests, served))
+
+
+def _granular(tests: "_Tests", amounts, clauses, forbidden, sets, forbidden_aggs, target,
+              served) -> sa.ColumnElement:
+    (rc_id, amount), *others = amounts
+    p, inv = rp_t.alias("p"), inv_t.alias("i")
+    own = [p.c.root_provider_id == rp_t.c.id, _class_is(inv, rc_id),
+           *capacity.can_take(inv, amount, headroom=True)]
+    for other, n in others:
+        more = inv_t.alias("j")
+        own.append(tests.some(sa.select(1).where(
+            more.c.resource_provider_id == p.c.id,
+            _class_is(more, other), *capacity.can_take(more, n, headroom=True))))
+    own += [tests.has_trait(p.c.id, ids) for ids in clauses]
+    if forbidden:
+        own.append(~tests.has_trait(p.c.id, forbidden))
+    own += tests.member_of(p.c.id, sets)
+    if forbidden_aggs:
+        own.append(~tests.in_aggs(p.c.id, forbidden_aggs))
+    if target is not None:
+        own.append(rp_t.c.id == target)
+    found = tests.some(sa.select(1).select_from(
+        p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
+    return sa.or_(found, _served_by(tests, served))
+
+
+def _served_by(tests: "_Tests", served) -> sa.ColumnElement:
+    """The root is served by one of these sharing providers: it is the root
+    of one, or one of its providers is in one of their aggregates."""
+    if served is None:
+        return sa.false()
+    sharing_ids, sharing_roots = served
+    root, q, link = rp_t.c.id, rp_t.alias("q"), rpa_t.alias("qa")
+    their_aggs = sa.select(rpa_t.c.aggregate_id).where(
+        _among(rpa_t.c.resource_provider_id, sharing_ids))
+    return sa.or_(
+        _among(root, sharing_roots),
+        tests.some(sa.select(1).select_from(
+            q.join(link, link.c.resource_provider_id == q.c.id)).where(
+            q.c.root_provider_id == root, link.c.aggregate_id.in_(their_aggs))))
+
+
+_BUILD = {"root_has": _root_has, "root_lacks": _root_lacks, "in_tree": _in_tree,
+          "not_in_aggs": _not_in_aggs, "member_of": _member_of, "traits": _traits,
+          "class": _class, "granular": _granular}
 
 
 def _class_is(inv, rc_id: int) -> sa.ColumnElement:
@@ -328,11 +426,9 @@ class _Tests:
         return self.some(sa.select(1).where(rpa_t.c.resource_provider_id == provider_id,
                                             rpa_t.c.aggregate_id.in_(agg_ids)))
 
-    def member_of(self, provider_id, group: RequestGroup, names: _Names) -> list:
-        """The provider is in one aggregate of each of the group's any-of sets."""
-        return [self.in_aggs(provider_id, [names.aggregates[u] for u in sorted(any_of)
-                                           if u in names.aggregates])
-                for any_of in group.member_of]
+    def member_of(self, provider_id, sets) -> list:
+        """The provider is in one aggregate of each any-of set of ids."""
+        return [self.in_aggs(provider_id, ids) for ids in sets]
 
 
 def _in_tree_roots(conn: Connection, request: CandidateRequest) -> dict[str, int]:
@@ -407,6 +503,31 @@ def _among(column, ids) -> sa.ColumnElement:
         sa.literal_column(f"({','.join(map(str, ids))})"))
 
 
+# The tree loader's queries, as the driver takes them: with thousands of ids
+# inlined each statement is new to SQLAlchemy's compiled cache, and compiling
+# it would cost more than running it. ``{ids}`` is a list of integers only.
+_LOAD = {
+    "providers": "SELECT id, uuid, name, generation, parent_provider_id, root_provider_id"
+                 " FROM resource_providers WHERE root_provider_id IN ({ids})",
+    "inventories": "SELECT resource_provider_id, resource_class_id, total, reserved, min_unit,"
+                   " max_unit, step_size, allocation_ratio FROM inventories"
+                   " WHERE resource_provider_id IN ({ids})",
+    "usages": "SELECT resource_provider_id, resource_class_id, SUM(used) FROM allocations"
+              " WHERE resource_provider_id IN ({ids})"
+              " GROUP BY resource_provider_id, resource_class_id",
+    "traits": "SELECT l.resource_provider_id, t.name FROM resource_provider_traits l"
+              " JOIN traits t ON t.id = l.trait_id WHERE l.resource_provider_id IN ({ids})",
+    "aggregates": "SELECT l.resource_provider_id, a.uuid FROM resource_provider_aggregates l"
+                  " JOIN placement_aggregates a ON a.id = l.aggregate_id"
+                  " WHERE l.resource_provider_id IN ({ids})",
+}
+
+
+def _load(conn: Connection, query: str, ids: Iterable[int]) -> list:
+    listed = ",".join(map(str, sorted(set(map(int, ids)))))
+    return conn.exec_driver_sql(_LOAD[query].format(ids=listed)).all()
+
+
 def load_trees(conn: Connection, root_ids: list[int],
                class_names: dict[int, str] | None = None) -> list[Provider]:
     """Every provider of the trees of ``root_ids``, with its inventories,
@@ -414,28 +535,19 @@ def load_trees(conn: Connection, root_ids: list[int],
     (``class_names``, id -> name, saves a sixth)."""
     if not root_ids:
         return []
-    rows = conn.execute(
-        sa.select(rp_t.c.id, rp_t.c.uuid, rp_t.c.name, rp_t.c.generation,
-                  rp_t.c.parent_provider_id, rp_t.c.root_provider_id)
-        .where(_among(rp_t.c.root_provider_id, root_ids))).all()
+    rows = _load(conn, "providers", root_ids)
     ids = [r[0] for r in rows]
+    if not ids:
+        return []
     names = class_names or _class_names(conn)
     inventories: dict[int, dict[str, Inventory]] = collections.defaultdict(dict)
-    for rp, rc, *fields in conn.execute(
-            sa.select(inv_t.c.resource_provider_id, inv_t.c.resource_class_id, inv_t.c.total,
-                      inv_t.c.reserved, inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size,
-                      inv_t.c.allocation_ratio)
-            .where(_among(inv_t.c.resource_provider_id, ids))).all():
+    for rp, rc, *fields in _load(conn, "inventories", ids):
         inventories[rp][names[rc]] = Inventory(*fields)
-    a = t.allocations
     usages: dict[int, dict[str, int]] = collections.defaultdict(dict)
-    for rp, rc, used in conn.execute(
-            sa.select(a.c.resource_provider_id, a.c.resource_class_id, sa.func.sum(a.c.used))
-            .where(_among(a.c.resource_provider_id, ids))
-            .group_by(a.c.resource_provider_id, a.c.resource_class_id)).all():
+    for rp, rc, used in _load(conn, "usages", ids):
         usages[rp][names[rc]] = int(used)
-    traits = _linked(conn, ids, rpt_t.c.trait_id, t.traits.c.name)
-    aggregates = _linked(conn, ids, rpa_t.c.aggregate_id, t.placement_aggregates.c.uuid)
+    traits = _linked(_load(conn, "traits", ids))
+    aggregates = _linked(_load(conn, "aggregates", ids))
     empty: frozenset[str] = frozenset()
     return [
         Provider(id=id_, uuid=uuid, name=name, parent_id=parent, root_id=root,
@@ -450,14 +562,9 @@ def _class_names(conn: Connection) -> dict[int, str]:
     return dict(conn.execute(sa.select(rc.c.id, rc.c.name)).all())
 
 
-def _linked(conn: Connection, ids, link, value) -> dict[int, frozenset]:
-    """provider id -> the ``value``s (trait names, aggregate uuids) linked to it
-    through the association table of the ``link`` column."""
-    assoc = link.table
+def _linked(rows) -> dict[int, frozenset]:
+    """provider id -> the values (trait names, aggregate uuids) of its rows."""
     result = collections.defaultdict(set)
-    for rp, item in conn.execute(
-            sa.select(assoc.c.resource_provider_id, value)
-            .join(value.table, value.table.c.id == link)
-            .where(_among(assoc.c.resource_provider_id, ids))).all():
+    for rp, item in rows:
         result[rp].add(item)
     return {rp: frozenset(items) for rp, items in result.items()}
