@@ -10,10 +10,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from placer import exceptions
+from placer.microversions import (
+    ANY_TRAITS,
+    FORBIDDEN_AGGREGATES,
+    FORBIDDEN_TRAITS,
+    MAX,
+    MULTIPLE_MEMBER_OF,
+    NESTED_CANDIDATES,
+    SAME_SUBTREE,
+    STRING_SUFFIXES,
+    Version,
+)
 from placer.model import query_values
 from placer.schemas import allocation_candidates as _schema
-
-Version = tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,7 +65,7 @@ class CandidateRequest:
     root_required: frozenset[str] = frozenset()
     root_forbidden: frozenset[str] = frozenset()
     same_subtree: tuple[tuple[str, ...], ...] = ()
-    version: Version = (1, 39)
+    version: Version = MAX
 
     @property
     def isolate(self) -> bool:
@@ -65,7 +74,7 @@ class CandidateRequest:
     @property
     def nested_aware(self) -> bool:
         """Before 1.29 a candidate may not use two providers of one tree."""
-        return self.version >= (1, 29)
+        return self.version >= NESTED_CANDIDATES
 
     def resource_classes(self) -> list[str]:
         """Every class named, in the order the reference looks them up."""
@@ -120,11 +129,11 @@ def parse_query(pairs: Iterable[tuple[str, str]], version: Version) -> Candidate
     same_subtree = _parse_same_subtree(values.get("same_subtree", []))
     builders = _parse_groups(pairs, values, version)
 
-    if version >= (1, 36):
+    if version >= SAME_SUBTREE:
         _check_resourceless(builders, same_subtree)
     else:
         _check_orphans(builders)
-    if version >= (1, 22):
+    if version >= FORBIDDEN_TRAITS:
         _check_conflicts(builders)
     if not group_policy and sum(1 for suffix in builders if suffix) > 1:
         raise exceptions.BadRequest(
@@ -188,7 +197,7 @@ def _parse_same_subtree(raw: list[str]) -> tuple[tuple[str, ...], ...]:
 
 
 def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
-    suffix_pattern = _schema.STRING_SUFFIX if version >= (1, 33) else _schema.INTEGER_SUFFIX
+    suffix_pattern = _schema.STRING_SUFFIX if version >= STRING_SUFFIXES else _schema.INTEGER_SUFFIX
     key_re = re.compile(rf"^({'|'.join(_schema.GROUP_PREFIXES)})({suffix_pattern})?$")
     builders: dict[str, _Builder] = {}
     for key, value in pairs:
@@ -211,13 +220,13 @@ def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
 
 
 def _parse_required(raw: list[str], version: Version):
-    if version < (1, 39):
+    if version < ANY_TRAITS:
         raw = raw[-1:]  # repeating was not supported: the last one wins
     clauses: list[frozenset[str]] = []
     forbidden: set[str] = set()
     for value in raw:
         more, less = query_values.parse_traits(
-            value, allow_forbidden=version >= (1, 22), allow_any=version >= (1, 39)
+            value, allow_forbidden=version >= FORBIDDEN_TRAITS, allow_any=version >= ANY_TRAITS
         )
         clauses += [frozenset(clause) for clause in more]
         forbidden |= set(less)
@@ -225,7 +234,7 @@ def _parse_required(raw: list[str], version: Version):
 
 
 def _parse_member_of(raw: list[str], suffix: str, version: Version):
-    if version < (1, 24) and len(raw) > 1:
+    if version < MULTIPLE_MEMBER_OF and len(raw) > 1:
         raise exceptions.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
     any_of: list[frozenset[str]] = []
     forbidden: set[str] = set()
@@ -234,7 +243,7 @@ def _parse_member_of(raw: list[str], suffix: str, version: Version):
         if required:
             any_of.append(required)
         if excluded:
-            if version < (1, 32):
+            if version < FORBIDDEN_AGGREGATES:
                 raise exceptions.BadRequest(
                     f"Forbidden member_of{suffix} parameters are not supported in the "
                     "specified microversion"
