@@ -86,11 +86,22 @@ _workaround_opts = [
                      "lazy, so wide trees need no workaround."),
 ]
 
+# Placer's own options, beyond the reference's (which has no [placer] group).
+_placer_opts = [
+    cfg.BoolOpt("metrics_enabled", default=False,
+                help="Serve Prometheus metrics at GET /metrics (policy rule "
+                     "placement:metrics:show, admin by default): request counts and "
+                     "latencies per route, allocation candidate query sizes and times, "
+                     "generation conflicts, retries and database errors. When False, "
+                     "/metrics is 404 like any unknown path."),
+]
+
 GROUPS = {
     "api": _api_opts,
     "placement": _placement_opts,
     "placement_database": _database_opts,
     "workarounds": _workaround_opts,
+    "placer": _placer_opts,
 }
 
 

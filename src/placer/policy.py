@@ -165,6 +165,15 @@ _API_RULES = [
      "Reshape Inventory and Allocations.", ["POST /reshaper"]),
 ]
 
+# Placer's own rules, for what the reference does not have (same form, listed
+# after the reference's rules).
+METRICS_SHOW = "placement:metrics:show"
+
+_PLACER_RULES = [
+    (METRICS_SHOW, ADMIN,
+     "Read the Prometheus metrics ([placer] metrics_enabled).", ["GET /metrics"]),
+]
+
 
 def _operations(specs):
     return [dict(zip(("method", "path"), spec.split(" ", 1), strict=True)) for spec in specs]
@@ -180,7 +189,7 @@ def list_rules() -> list[oslo_policy.RuleDefault]:
     rules.extend(
         oslo_policy.DocumentedRuleDefault(name, check, desc, _operations(ops),
                                           scope_types=list(_PROJECT))
-        for name, check, desc, ops in _API_RULES
+        for name, check, desc, ops in (*_API_RULES, *_PLACER_RULES)
     )
     return rules
 

@@ -51,7 +51,11 @@ DOCUMENTED_DEFAULTS = {
     "placement:allocation_candidates:list": _AOS,
     "placement:reshaper:reshape": "rule:service_api",
 }
-ALL_RULES = list(DOCUMENTED_DEFAULTS)
+# Placer's own rules, for what the reference lacks, come after the reference's.
+PLACER_DEFAULTS = {
+    "placement:metrics:show": "rule:admin_api",
+}
+ALL_RULES = [*DOCUMENTED_DEFAULTS, *PLACER_DEFAULTS]
 ADMIN_OR_SERVICE_RULES = [n for n, c in DOCUMENTED_DEFAULTS.items() if c == _AOS]
 # Only the service role may reshape under the new defaults.
 SERVICE_ONLY_RULES = ["service_api", "placement:reshaper:reshape"]
@@ -97,7 +101,7 @@ def test_rule_names_and_defaults_match_docs():
     rules = policy.list_rules()
     names = [r.name for r in rules]
     assert names == ALL_RULES
-    assert {r.name: r.check_str for r in rules} == DOCUMENTED_DEFAULTS
+    assert {r.name: r.check_str for r in rules} == {**DOCUMENTED_DEFAULTS, **PLACER_DEFAULTS}
     for rule in rules:
         expected_scope = None if rule.name == "project_reader_api" else ["project"]
         assert rule.scope_types == expected_scope, rule.name
@@ -224,6 +228,16 @@ def test_project_service_role(new_defaults):
         with pytest.raises(exceptions.Forbidden) as exc:
             policy.authorize(service, action, TARGET)
         assert exc.value.detail == _msg(action)
+
+
+@pytest.mark.parametrize("new_defaults", [True, False])
+def test_metrics_are_for_admins_only(new_defaults):
+    _init(new_defaults=new_defaults)
+    assert _allowed(_project_ctx("admin"), "placement:metrics:show")
+    for roles in (["member", "reader"], ["service"]):
+        with pytest.raises(exceptions.Forbidden) as exc:
+            policy.authorize(_project_ctx(*roles), "placement:metrics:show", TARGET)
+        assert exc.value.detail == _msg("placement:metrics:show")
 
 
 def test_reset_allows_reinit_with_new_config():

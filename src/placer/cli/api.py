@@ -1,6 +1,7 @@
 """placement-api: serve Placer with gunicorn (multi-process WSGI)."""
 
 import argparse
+import os
 import sys
 
 from gunicorn.app.base import BaseApplication
@@ -20,6 +21,13 @@ class _Server(BaseApplication):
 
     def load(self):
         return self._factory()
+
+
+def _child_exit(_arbiter, worker) -> None:
+    """gunicorn's hook in the master, once a worker has exited."""
+    from placer.http import metrics
+
+    metrics.worker_exited(worker.pid)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from placer import wsgi
     from placer.db import engine
+    from placer.http import metrics
 
     oslo_log.setup(conf, "placement")  # the workers inherit it
     try:
@@ -67,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     except exceptions.DatabaseUnavailable:
         print("placement-api: the database cannot be reached", file=sys.stderr)
         return 1
+    # With metrics, the workers write theirs to files that GET /metrics sums:
+    # the directory must be set before prometheus_client is first imported,
+    # which building the app below does.
+    metrics_dir = metrics.prepare_multiprocess() if metrics.enabled(conf) else None
     # Build the app once here too: every handler module is imported before
     # the fork, so a broken install fails here, and workers share the code.
     wsgi.create_app(conf, db)
@@ -80,10 +93,15 @@ def main(argv: list[str] | None = None) -> int:
         return app
 
     # gunicorn's control socket is one per user by default: servers would share it
-    _Server(factory, {"bind": args.bind, "workers": args.workers, "timeout": args.timeout,
-                      "worker_class": args.worker_class, "threads": args.threads,
-                      "accesslog": None, "preload_app": False,
-                      "control_socket_disable": True}).run()
+    master = os.getpid()
+    try:
+        _Server(factory, {"bind": args.bind, "workers": args.workers, "timeout": args.timeout,
+                          "worker_class": args.worker_class, "threads": args.threads,
+                          "accesslog": None, "preload_app": False,
+                          "control_socket_disable": True, "child_exit": _child_exit}).run()
+    finally:
+        if os.getpid() == master:  # a worker's exit passes through here too
+            metrics.cleanup(metrics_dir)
     return 0
 
 

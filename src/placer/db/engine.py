@@ -25,6 +25,18 @@ T = TypeVar("T")
 
 DEADLOCK_RETRIES = 5
 
+# Observers of what the store goes through, called as ``listener(event, detail)``:
+# ("retry", "deadlock" | "generation_conflict") before a write runs again,
+# ("error", exception class name) when a database error ends a transaction,
+# ("unavailable", "") when the database cannot be reached. placer.http.metrics
+# counts them; nothing here depends on them.
+LISTENERS: list[Callable[[str, str], None]] = []
+
+
+def _notify(event: str, detail: str = "") -> None:
+    for listener in LISTENERS:
+        listener(event, detail)
+
 
 def normalize_url(url: str, parameters: str = "") -> sa.URL:
     """Accept the URL forms operators already write, with the drivers we ship.
@@ -190,6 +202,7 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dic
 
 def _unavailable(exc: Exception) -> exceptions.DatabaseUnavailable:
     LOG.error("Database unavailable: %s", str(getattr(exc, "orig", None) or exc).strip())
+    _notify("unavailable")
     return exceptions.DatabaseUnavailable()
 
 
@@ -219,6 +232,7 @@ class Database:
             with conn.begin():
                 yield conn
         except DBAPIError as exc:
+            _notify("error", type(exc).__name__)
             if exc.connection_invalidated:
                 raise _unavailable(exc) from exc
             raise
@@ -239,6 +253,7 @@ class Database:
                 if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
                     raise
                 LOG.debug("deadlock in %s, retrying", getattr(fn, "__name__", fn))
+                _notify("retry", "deadlock")
                 time.sleep(0.01 * (attempt + 1))
         raise AssertionError("unreachable")
 
@@ -253,6 +268,7 @@ class Database:
                 if attempt >= tries:
                     raise
                 LOG.debug("%s lost a race, retrying", getattr(fn, "__name__", fn))
+                _notify("retry", "generation_conflict")
         raise AssertionError("unreachable")
 
     def dispose(self) -> None:

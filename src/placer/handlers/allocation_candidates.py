@@ -6,7 +6,7 @@ from placer import policy
 from placer.candidates import render
 from placer.candidates.request import parse_query
 from placer.db import candidates as db
-from placer.http import query, util
+from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
 
 
@@ -17,8 +17,11 @@ def list_candidates(req, resp):
     request = parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
+    timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
     candidates, summaries = req.context.db.read(
         db.find, request, max_candidates=conf.max_allocation_candidates,
-        strategy=conf.allocation_candidates_generation_strategy, rng=rng)
+        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
+    metrics.observe_candidates(req.context.conf, len(request.groups), len(candidates),
+                               timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))

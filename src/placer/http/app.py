@@ -9,7 +9,7 @@ from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
 from placer.db.engine import Database
-from placer.http import auth, bodylimit, errors, health, microversion, requestlog, routing
+from placer.http import auth, bodylimit, errors, health, metrics, microversion, requestlog, routing
 from placer.http.request import Request
 
 LOG = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def create_app(db: Database, conf: cfg.ConfigOpts,
     app.add_error_handler(falcon.HTTPError, _falcon_error)
     app.add_error_handler(exceptions.PlacerError, _placer_error)
     routing.add_routes(app, routes)
+    metrics.install(app, conf)  # GET /metrics, if [placer] metrics_enabled
     return app
 
 
@@ -96,6 +97,7 @@ def wrap(app, conf, db=None):
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     app = bodylimit.BodySizeLimit(app, conf)
+    app = metrics.middleware(app, conf)  # counts 401s and 413s too
     app = requestlog.RequestLog(app)
     app = health.HealthCheck(app, conf, db)  # before auth; not logged per probe
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

@@ -1,0 +1,283 @@
+"""Prometheus metrics: ``GET /metrics``, off unless ``[placer] metrics_enabled``.
+
+What is measured (the README lists every metric):
+
+- each request, by route template (``/resource_providers/{uuid}``, never the
+  raw path), method, microversion and status: a count and a latency histogram;
+- each answered ``GET /allocation_candidates``, by number of request groups:
+  the candidates returned, and the seconds spent loading from the database
+  versus searching (``placer.db.candidates.find`` fills the timings);
+- generation conflicts answered 409 ``placement.concurrent_update``, the
+  server-side retries of writes, database errors and outages (503), as
+  ``placer.db.engine`` reports them.
+
+Under a multi-process server the workers write their values to files in
+``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode) and
+``/metrics`` sums them, so a scrape sees the whole server whichever worker
+answers. That variable must be set before prometheus_client is first
+imported: ``placement-api`` does it in the master (``prepare_multiprocess``),
+before it imports the application; prometheus_client is therefore imported
+lazily here, never when metrics are disabled.
+"""
+
+import glob
+import os
+import shutil
+import tempfile
+import threading
+import time
+
+from placer import exceptions, policy
+from placer.db import engine as db_engine
+from placer.http import errors
+
+SHOW = policy.METRICS_SHOW
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+ROUTE_ENVIRON = "placer.route"
+UNMATCHED = "unmatched"  # any path outside the route table: never the raw path
+NO_VERSION = "none"  # refused before microversion negotiation (401, 413 ...)
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                   10.0, 30.0, 60.0)
+CANDIDATE_BUCKETS = (0, 1, 5, 10, 50, 100, 500, 1000, 5000, 10000, 50000)
+MAX_GROUPS_LABEL = 10  # "10+" beyond: the label's values stay few
+
+_lock = threading.Lock()
+_metrics: "_Metrics | None" = None
+_router = None
+
+
+def enabled(conf) -> bool:
+    return bool(conf.placer.metrics_enabled)
+
+
+# --- process set-up ------------------------------------------------------------------
+
+def prepare_multiprocess() -> str | None:
+    """For a pre-forking server's master, before prometheus_client is imported:
+    point ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory. A directory the
+    operator set is kept but emptied of the previous run's files, as
+    prometheus-client requires; otherwise a temporary one is created, and its
+    path returned so that the caller removes it at exit (``cleanup``)."""
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        for stale in glob.glob(os.path.join(given, "*.db")):
+            os.remove(stale)
+        return None
+    path = tempfile.mkdtemp(prefix="placer-metrics-")
+    os.environ[MULTIPROC_ENV] = path
+    return path
+
+
+def cleanup(path: str | None) -> None:
+    """Remove the directory ``prepare_multiprocess`` created, once the server is done."""
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
+        if os.environ.get(MULTIPROC_ENV) == path:
+            del os.environ[MULTIPROC_ENV]
+
+
+def worker_exited(pid: int) -> None:
+    """gunicorn's ``child_exit`` hook: forget a dead worker's live gauges. Its
+    counters and histograms stay in the sums, so totals never go backwards."""
+    if os.environ.get(MULTIPROC_ENV):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(pid)
+
+
+# --- the metrics -----------------------------------------------------------------------
+
+class _Metrics:
+    def __init__(self):
+        from prometheus_client import Counter, Histogram
+
+        http = ("route", "method", "microversion", "status")
+        self.requests = Counter(
+            "placer_http_requests", "Requests answered, by route template, method, "
+            "microversion and status.", http)
+        self.latency = Histogram(
+            "placer_http_request_duration_seconds", "Seconds from receiving a request "
+            "to the end of its answer, by route template, method, microversion and status.",
+            http, buckets=LATENCY_BUCKETS)
+        self.candidates = Histogram(
+            "placer_allocation_candidates_returned", "Allocation candidates returned per "
+            "GET /allocation_candidates answer, by number of request groups.",
+            ("groups",), buckets=CANDIDATE_BUCKETS)
+        self.candidate_seconds = Histogram(
+            "placer_allocation_candidates_seconds", "Seconds one GET /allocation_candidates "
+            "spent loading providers from the database (phase=load) and searching them "
+            "(phase=search), by number of request groups.",
+            ("groups", "phase"), buckets=LATENCY_BUCKETS)
+        self.conflicts = Counter(
+            "placer_generation_conflicts", "Requests answered 409 placement.concurrent_update "
+            "(a provider or consumer generation changed under them), by route and method.",
+            ("route", "method"))
+        self.retries = Counter(
+            "placer_db_retries", "Writes run again server-side: after a deadlock or "
+            "serialization failure (reason=deadlock), after a lost provider generation "
+            "compare-and-set (reason=generation_conflict).", ("reason",))
+        self.db_errors = Counter(
+            "placer_db_errors", "Database errors that ended a transaction, by SQLAlchemy "
+            "exception class (deadlocks retried afterwards included).", ("error",))
+        self.db_unavailable = Counter(
+            "placer_db_unavailable", "Times the database could not be reached or the "
+            "connection was lost during a request (each answered 503).")
+        for reason in ("deadlock", "generation_conflict"):
+            self.retries.labels(reason)  # shown at 0 before the first one
+
+
+def get() -> "_Metrics":
+    """The process's metrics, created on first use."""
+    global _metrics
+    if _metrics is None:
+        with _lock:
+            if _metrics is None:
+                _metrics = _Metrics()
+                db_engine.LISTENERS.append(_on_db_event)
+    return _metrics
+
+
+def _on_db_event(event: str, detail: str) -> None:
+    m = get()
+    if event == "retry":
+        m.retries.labels(detail).inc()
+    elif event == "error":
+        m.db_errors.labels(detail).inc()
+    elif event == "unavailable":
+        m.db_unavailable.inc()
+
+
+def _groups_label(count: int) -> str:
+    return str(count) if count < MAX_GROUPS_LABEL else f"{MAX_GROUPS_LABEL}+"
+
+
+def observe_candidates(conf, groups: int, returned: int, timings: dict | None) -> None:
+    """One answered GET /allocation_candidates (a no-op when metrics are off)."""
+    if not enabled(conf):
+        return
+    m = get()
+    label = _groups_label(groups)
+    m.candidates.labels(label).observe(returned)
+    for phase in ("load", "search"):
+        if timings and phase in timings:
+            m.candidate_seconds.labels(label, phase).observe(timings[phase])
+
+
+# --- the HTTP side ---------------------------------------------------------------------
+
+class _RouteTemplate:
+    """Falcon middleware: the matched route's template, for the label."""
+
+    def process_resource(self, req, resp, resource, params) -> None:
+        if req.uri_template:
+            req.env[ROUTE_ENVIRON] = req.uri_template
+
+
+class _MetricsResource:
+    def on_get(self, req, resp) -> None:
+        req.context.auth.can(SHOW)
+        from prometheus_client import REGISTRY, CollectorRegistry, multiprocess
+        from prometheus_client.exposition import choose_encoder
+
+        if os.environ.get(MULTIPROC_ENV):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+        else:
+            registry = REGISTRY
+        encoder, content_type = choose_encoder(req.get_header("Accept") or "")
+        resp.data = encoder(registry)
+        resp.content_type = content_type
+
+
+def install(app, conf) -> None:
+    """On the falcon app, when enabled: ``GET /metrics`` and the route labels."""
+    if not enabled(conf):
+        return
+    get()
+    app.add_middleware(_RouteTemplate())
+    app.add_route("/metrics", _MetricsResource())
+
+
+def _route_of(path: str) -> str:
+    """The template a path falls under, for requests refused before routing."""
+    global _router
+    if _router is None:
+        from falcon.routing import CompiledRouter
+
+        from placer.routes import ROUTES
+
+        router = CompiledRouter()
+        for template in (*ROUTES, "/metrics"):
+            router.add_route(template, object())
+        _router = router
+    found = _router.find(path)
+    return (found[3] if found else None) or UNMATCHED
+
+
+class Middleware:
+    """WSGI middleware counting and timing every request (outside auth, so the
+    401s and 413s are counted too)."""
+
+    def __init__(self, app):
+        self.app = app
+        self.metrics = get()
+
+    def __call__(self, environ, start_response):
+        start = time.perf_counter()
+        seen = []
+
+        def watch(status, headers, exc_info=None):
+            seen.append(status)
+            return start_response(status, headers, exc_info)
+
+        try:
+            body = self.app(environ, watch)
+        except Exception:
+            self._record(environ, "500", start)
+            raise
+        if isinstance(body, list | tuple):
+            self._record(environ, _code(seen), start)
+            return body
+        return _Closing(body, lambda: self._record(environ, _code(seen), start))
+
+    def _record(self, environ, status: str, start: float) -> None:
+        route = environ.get(ROUTE_ENVIRON) or _route_of(environ.get("PATH_INFO", ""))
+        method = environ.get("REQUEST_METHOD", "")
+        version = environ.get(errors.MICROVERSION_ENVIRON)
+        version = f"{version.major}.{version.minor}" if version else NO_VERSION
+        labels = (route, method, version, status)
+        m = self.metrics
+        m.requests.labels(*labels).inc()
+        m.latency.labels(*labels).observe(time.perf_counter() - start)
+        if (status == "409"
+                and environ.get(errors.ERROR_CODE_ENVIRON) == exceptions.CONCURRENT_UPDATE):
+            m.conflicts.labels(route, method).inc()
+
+
+def _code(seen: list[str]) -> str:
+    return seen[-1].split(None, 1)[0] if seen else "500"
+
+
+class _Closing:
+    """A streamed answer: recorded when the server closes it, once sent."""
+
+    def __init__(self, body, done):
+        self._body, self._done = body, done
+
+    def __iter__(self):
+        return iter(self._body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._done()
+
+
+def middleware(app, conf):
+    """``app`` wrapped in the counting middleware when metrics are enabled."""
+    return Middleware(app) if enabled(conf) else app
