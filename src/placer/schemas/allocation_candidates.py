@@ -24,14 +24,14 @@ def _limit():
     }
 
 
-def _schema(version: tuple[int, int]) -> dict:
-    if version < (1, 25):
+def _schema(version: mv.Version) -> dict:
+    if version < mv.GRANULAR_GROUPS:
         props: dict = {"resources": {"type": "string"}}
-        if version >= (1, 16):
+        if version >= mv.CANDIDATES_LIMIT:
             props["limit"] = _limit()
-        if version >= (1, 17):
+        if version >= mv.CANDIDATES_REQUIRED:
             props["required"] = {"type": ["string"]}
-        if version >= (1, 21):
+        if version >= mv.CANDIDATES_MEMBER_OF:
             props["member_of"] = {"type": ["string"]}
         return {
             "type": "object",
@@ -43,12 +43,12 @@ def _schema(version: tuple[int, int]) -> dict:
         "limit": _limit(),
         "group_policy": {"type": "string", "enum": ["none", "isolate"]},
     }
-    if version >= (1, 35):
+    if version >= mv.ROOT_REQUIRED:
         props["root_required"] = {"type": ["string"]}
-    if version >= (1, 36):
+    if version >= mv.SAME_SUBTREE:
         props["same_subtree"] = {"type": ["string"]}
-    suffix = STRING_SUFFIX if version >= (1, 33) else INTEGER_SUFFIX
-    prefixes = GROUP_PREFIXES if version >= (1, 31) else GROUP_PREFIXES[:3]
+    suffix = STRING_SUFFIX if version >= mv.STRING_SUFFIXES else INTEGER_SUFFIX
+    prefixes = GROUP_PREFIXES if version >= mv.CANDIDATES_IN_TREE else GROUP_PREFIXES[:3]
     return {
         "type": "object",
         "properties": props,
@@ -57,7 +57,7 @@ def _schema(version: tuple[int, int]) -> dict:
     }
 
 
-def _validator(boundary: tuple[int, int]):
+def _validator(boundary: mv.Version):
     schema = _schema(boundary)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
@@ -71,7 +71,7 @@ QUERY = Since({boundary: _validator(boundary) for boundary in (
     mv.ROOT_REQUIRED, mv.SAME_SUBTREE)})
 
 
-def validate(instance: dict[str, str], version: tuple[int, int]) -> None:
+def validate(instance: dict[str, str], version: mv.Version) -> None:
     """Raise BadRequest with the reference's text if ``instance`` is invalid."""
     error = jsonschema.exceptions.best_match(QUERY.at(version).iter_errors(instance))
     if error is not None:

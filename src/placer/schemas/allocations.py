@@ -4,6 +4,7 @@ from 1.8; consumer_generation 1.28; mappings 1.34; consumer_type 1.38)."""
 
 import functools
 
+from placer import microversions as mv
 from placer.http.negotiation import validator
 from placer.model.names import NAME_PATTERN
 
@@ -33,7 +34,7 @@ LIST_FORM = _strict({
 }, ["allocations"])
 
 
-def _consumer(version: tuple[int, int], min_providers: int) -> dict:
+def _consumer(version: mv.Version, min_providers: int) -> dict:
     """One consumer's body in the dict form (1.12+)."""
     props = {
         "allocations": {
@@ -47,10 +48,10 @@ def _consumer(version: tuple[int, int], min_providers: int) -> dict:
         "user_id": EXTERNAL_ID,
     }
     required = ["allocations", "project_id", "user_id"]
-    if version >= (1, 28):
+    if version >= mv.CONSUMER_GENERATIONS:
         props["consumer_generation"] = {"type": ["integer", "null"]}
         required.append("consumer_generation")
-    if version >= (1, 34):
+    if version >= mv.GROUP_MAPPINGS:
         props["mappings"] = {
             "type": "object",
             "minProperties": 1,
@@ -58,7 +59,7 @@ def _consumer(version: tuple[int, int], min_providers: int) -> dict:
                 "type": "array", "minItems": 1,
                 "items": {"type": "string", "format": "uuid"}}},
         }
-    if version >= (1, 38):
+    if version >= mv.CONSUMER_TYPES:
         props["consumer_type"] = {"type": "string", "pattern": NAME_PATTERN,
                                   "minLength": 1, "maxLength": 255}
         required.append("consumer_type")
@@ -70,11 +71,11 @@ def _consumer(version: tuple[int, int], min_providers: int) -> dict:
 
 
 @functools.cache
-def put_body(window: tuple[int, int]):
-    if window >= (1, 12):
+def put_body(window: mv.Version):
+    if window >= mv.ALLOCATIONS_DICT:
         # emptying a consumer with {} is allowed once generations exist (1.28)
-        return validator(_consumer(window, 0 if window >= (1, 28) else 1))
-    if window >= (1, 8):
+        return validator(_consumer(window, 0 if window >= mv.CONSUMER_GENERATIONS else 1))
+    if window >= mv.CONSUMER_OWNER:
         schema = dict(LIST_FORM, properties=dict(LIST_FORM["properties"],
                                                  project_id=EXTERNAL_ID, user_id=EXTERNAL_ID),
                       required=["allocations", "project_id", "user_id"])
@@ -83,7 +84,7 @@ def put_body(window: tuple[int, int]):
 
 
 @functools.cache
-def post_body(window: tuple[int, int]):
+def post_body(window: mv.Version):
     return validator({
         "type": "object",
         "minProperties": 1,
@@ -92,7 +93,7 @@ def post_body(window: tuple[int, int]):
     })
 
 
-def consumers_schema(version: tuple[int, int]) -> dict:
+def consumers_schema(version: mv.Version) -> dict:
     """The POST /allocations shape, reused by the reshaper (which allows {})."""
     return {
         "type": "object",

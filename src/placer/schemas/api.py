@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from placer import microversions as mv
+from placer.http import util
 from placer.http.negotiation import validator
 from placer.microversions import Version
 from placer.schemas import (
@@ -206,8 +207,7 @@ TABLE: dict[tuple[str, str], Operation] = {
 
 def window(req) -> Window:
     """The window of the request's route, method and microversion."""
-    version = req.context.version
-    return TABLE[(req.uri_template, req.method)].at((version.major, version.minor))
+    return TABLE[(req.uri_template, req.method)].at(util.version(req))
 
 
 def body(req):

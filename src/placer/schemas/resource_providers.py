@@ -11,12 +11,12 @@ import copy
 import jsonschema
 
 from placer import exceptions
+from placer import microversions as mv
 from placer.http import query
 from placer.http.negotiation import validator
+from placer.microversions import Version
 from placer.model.query_values import parse_member_of, parse_resources, parse_traits
 from placer.schemas.versioned import Since
-
-Version = tuple[int, int]
 
 _NAME = {"type": "string", "maxLength": 200}
 _UUID = {"type": "string", "format": "uuid"}
@@ -40,12 +40,12 @@ PUT_1_14 = validator(_body(("name", _NAME), ("parent_provider_uuid", _PARENT)))
 
 # Query parameters as they appeared, with the microversion adding each.
 _QUERY_PARAMS = (
-    ("name", {"type": "string"}, (1, 0)),
-    ("uuid", {"type": "string", "format": "uuid"}, (1, 0)),
-    ("member_of", {"type": "string"}, (1, 3)),
-    ("resources", {"type": "string"}, (1, 4)),
-    ("in_tree", {"type": "string", "format": "uuid"}, (1, 14)),
-    ("required", {"type": "string"}, (1, 18)),
+    ("name", {"type": "string"}, mv.BASE),
+    ("uuid", {"type": "string", "format": "uuid"}, mv.BASE),
+    ("member_of", {"type": "string"}, mv.PROVIDERS_MEMBER_OF),
+    ("resources", {"type": "string"}, mv.PROVIDERS_RESOURCES),
+    ("in_tree", {"type": "string", "format": "uuid"}, mv.NESTED_PROVIDERS),
+    ("required", {"type": "string"}, mv.PROVIDERS_REQUIRED),
 )
 
 
@@ -93,7 +93,7 @@ def parse_list_query(pairs: list[tuple[str, str]], version: Version) -> dict:
 
 
 def _member_of(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
-    if version < (1, 24) and len(raw) > 1:
+    if version < mv.MULTIPLE_MEMBER_OF and len(raw) > 1:
         raise exceptions.BadRequest("Multiple member_of parameters are not supported")
     any_of: list[list[str]] = []
     forbidden: list[str] = []
@@ -102,7 +102,7 @@ def _member_of(raw: list[str], version: Version) -> tuple[list[list[str]], list[
         if required:
             any_of.append(required)
         if excluded:
-            if version < (1, 32):
+            if version < mv.FORBIDDEN_AGGREGATES:
                 raise exceptions.BadRequest(
                     "Forbidden member_of parameters are not supported in the specified "
                     "microversion")
@@ -111,12 +111,12 @@ def _member_of(raw: list[str], version: Version) -> tuple[list[list[str]], list[
 
 
 def _required(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
-    if version < (1, 39):
+    if version < mv.ANY_TRAITS:
         raw = raw[-1:]  # before 1.39 a repeated 'required' meant its last value
     clauses: list[list[str]] = []
     forbidden: list[str] = []
     for value in raw:
-        more, less = parse_traits(value, version >= (1, 22), version >= (1, 39))
+        more, less = parse_traits(value, version >= mv.FORBIDDEN_TRAITS, version >= mv.ANY_TRAITS)
         clauses += more
         forbidden += [t for t in less if t not in forbidden]
     return clauses, forbidden
