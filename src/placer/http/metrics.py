@@ -91,8 +91,9 @@ def worker_exited(pid: int) -> None:
 
 class _Metrics:
     def __init__(self):
-        from prometheus_client import Counter, Histogram
+        from prometheus_client import Counter, Histogram, disable_created_metrics
 
+        disable_created_metrics()  # as in multiprocess mode: no *_created series
         http = ("route", "method", "microversion", "status")
         self.requests = Counter(
             "placer_http_requests", "Requests answered, by route template, method, "
