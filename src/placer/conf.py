@@ -2,7 +2,7 @@
 
 An upstream ``placement.conf`` must work unchanged, so every option the
 reference registers is registered here too, even those Placer does not act on
-(they are accepted and documented as such in the README).
+(their help says "Accepted for compatibility", as the README's table does).
 """
 
 import os
@@ -18,11 +18,11 @@ from placer.http import bodylimit
 DEFAULT_CONSUMER_MISSING_ID = "00000000-0000-0000-0000-000000000000"
 
 _default_opts = [
-    cfg.StrOpt("tempdir", help="Explicitly specify the temporary working directory."),
+    cfg.StrOpt("tempdir", help="Accepted for compatibility; unused."),
     cfg.StrOpt("pybasedir", default=os.path.abspath(os.path.dirname(__file__)),
-               sample_default="<Path>", help="Directory where Placer is installed."),
+               sample_default="<Path>", help="Accepted for compatibility; unused."),
     cfg.StrOpt("state_path", default="$pybasedir",
-               help="Top-level directory for maintaining state."),
+               help="Accepted for compatibility; unused."),
     cfg.BoolOpt("log_options", default=True,
                 help="Log the values of all options at start-up (DEBUG level)."),
 ]
@@ -36,7 +36,8 @@ _api_opts = [
 
 _placement_opts = [
     cfg.BoolOpt("randomize_allocation_candidates", default=False,
-                help="Return a random sample of allocation candidates when limiting."),
+                help="Visit roots and candidates in a random order, so that a limited "
+                     "answer is a random sample (a whole answer comes in a random order)."),
     cfg.StrOpt("incomplete_consumer_project_id", default=DEFAULT_CONSUMER_MISSING_ID,
                help="Project id recorded for allocations written before microversion 1.8."),
     cfg.StrOpt("incomplete_consumer_user_id", default=DEFAULT_CONSUMER_MISSING_ID,
@@ -56,7 +57,8 @@ _database_opts = [
                help="SQLAlchemy URL of the placement database."),
     cfg.StrOpt("connection_parameters", default="",
                help="Extra query parameters appended to the connection URL."),
-    cfg.BoolOpt("sqlite_synchronous", default=True, help="Use synchronous mode for SQLite."),
+    cfg.BoolOpt("sqlite_synchronous", default=True,
+                help="SQLite's PRAGMA synchronous: NORMAL when True, OFF when False."),
     cfg.StrOpt("slave_connection", secret=True, help="Accepted for compatibility; unused."),
     cfg.StrOpt("mysql_sql_mode", default="TRADITIONAL",
                help="SQL mode set on MySQL/MariaDB sessions."),
@@ -67,15 +69,18 @@ _database_opts = [
                     "cluster committed before it: causal reads)."),
     cfg.IntOpt("connection_recycle_time", default=3600,
                help="Seconds after which a pooled connection is replaced."),
-    cfg.IntOpt("max_pool_size", help="Most connections kept open in the pool."),
+    cfg.IntOpt("max_pool_size",
+               help="Most connections kept open in the pool (PostgreSQL, MySQL)."),
     cfg.IntOpt("max_retries", default=10,
-               help="Connection attempts at start-up (-1: forever)."),
+               help="Connection attempts at start-up (-1: forever, 0: no check)."),
     cfg.IntOpt("retry_interval", default=10, help="Seconds between connection attempts."),
-    cfg.IntOpt("max_overflow", help="Connections allowed beyond max_pool_size."),
+    cfg.IntOpt("max_overflow",
+               help="Connections allowed beyond max_pool_size (PostgreSQL, MySQL)."),
     cfg.IntOpt("connection_debug", default=0,
                help="SQL logging: 0 none, 50 or more statements, 100 results too."),
     cfg.BoolOpt("connection_trace", default=False, help="Accepted for compatibility; unused."),
-    cfg.IntOpt("pool_timeout", help="Seconds to wait for a pooled connection."),
+    cfg.IntOpt("pool_timeout",
+               help="Seconds to wait for a pooled connection (PostgreSQL, MySQL)."),
     cfg.BoolOpt("sync_on_startup", default=False,
                 help="Run database migrations when the web service starts."),
 ]

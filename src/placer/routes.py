@@ -1,6 +1,8 @@
 """The route table: path -> method -> (handler, first microversion).
 
-Handlers live in placer.handlers.<module>; see DESIGN.md for the layering.
+Handlers live in placer.handlers.<module>: each parses the request, checks
+policy, calls the core (db/, candidates/) in one transaction and renders the
+answer (the README's "Layout" section lists the layers).
 """
 
 from placer.http.routing import Method as M

@@ -55,8 +55,9 @@ def tune_gc() -> None:
     """For a serving process, once the app is built: move everything imported
     so far out of the collector's sight and collect young objects less often.
     A candidates request makes tens of thousands of short-lived objects, and
-    with the defaults repeated full collections cost more than the request's
-    own work (measured: benchmarks/ README figures)."""
+    with the defaults the collections they trigger cost 40-85 ms of CPU per
+    request on the benchmark scenarios (measured in-process when this was
+    added, commit c3c9934; the README's benchmark table is after it)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)

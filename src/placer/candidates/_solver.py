@@ -302,8 +302,12 @@ class _Search:
             self._place(depth, p, +1)
             previous = self._tighten_subtrees(depth) if plan.sets_of[depth] else {}
             if previous is not None:
-                child = self._next_matching(match, depth, bool(previous))
-                if child is not False and self._extends(depth, child, list(previous)):
+                if match is None:  # no matching kept (no isolate, or before suffixed slots)
+                    alive, child = True, None
+                else:
+                    child = self._next_matching(match, depth, bool(previous))
+                    alive = child is not None
+                if alive and self._extends(depth, child, list(previous)):
                     yield from self.walk(depth + 1, child)
                 self._restore(previous)
             self._place(depth, p, -1)
@@ -317,14 +321,16 @@ class _Search:
             self._restore(previous)
         return depth != self.plan.last_unsuffixed or self._traits_ok()
 
-    def _next_matching(self, match, depth: int, bounds_moved: bool):
-        """The matching for the slots after ``depth``; False: no completion."""
-        if match is None:
-            return None
-        child = self._fresh_matching(depth + 1) if bounds_moved else self._repair(match, depth)
-        return False if child is None else child
+    def _next_matching(self, match: dict[int, Provider], depth: int,
+                       bounds_moved: bool) -> dict[int, Provider] | None:
+        """The matching for the slots after ``depth``, from ``match`` (the one
+        for the slots from ``depth``); None when there is none: no completion."""
+        if bounds_moved:
+            return self._fresh_matching(depth + 1)
+        return self._repair(match, depth)
 
-    def _extends(self, depth: int, match, moved_sets: list[int]) -> bool:
+    def _extends(self, depth: int, match: dict[int, Provider] | None,
+                 moved_sets: list[int]) -> bool:
         if depth == self.plan.last_unsuffixed and not self._traits_ok():
             return False
         if match is not None:

@@ -171,7 +171,9 @@ def schema_error_text(error: jsonschema.ValidationError) -> str:
 
 
 def validator(schema: dict) -> jsonschema.protocols.Validator:
-    """A cached, format-checking validator for a request schema."""
+    """A format-checking validator for a request schema (checked first).
+    Nothing here caches it: callers build it once, at import or behind
+    ``functools.cache``."""
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema, format_checker=_FORMAT_CHECKER)
