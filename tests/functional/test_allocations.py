@@ -262,7 +262,8 @@ def test_provider_allocations(api, rp):
     assert r.json["allocations"][c1] == {"resources": {"VCPU": 1, "DISK_GB": 5}}
     missing = new_uuid()
     assert_error(api.get(f"/resource_providers/{missing}/allocations", version="1.0"), 404,
-                 f"Resource provider '{missing}' not found")
+                 f"Resource provider '{missing}' not found: "
+                 f"No resource provider with uuid {missing} found")
 
 
 def test_last_modified_from_1_15(api, rp):

@@ -69,7 +69,7 @@ def _lock(conn: Connection, provider: rp_db.Provider) -> None:
     locked = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.id == provider.id)
                           .with_for_update()).first()
     if locked is None:
-        raise exceptions.NotFound(f"No resource provider with uuid {provider.uuid} found")
+        raise exceptions.NotFound(rp_db.missing(provider.uuid))
 
 
 def set_aggregates(conn: Connection, uuid: str, uuids: list[str],
@@ -85,10 +85,8 @@ def set_aggregates(conn: Connection, uuid: str, uuids: list[str],
     if seen is not None:
         if seen != provider.generation:
             raise exceptions.ConcurrentUpdate(GENERATION_CHANGED)
-        try:
-            generation = rp_db.increment_generation(conn, provider, seen)
-        except exceptions.ConcurrentUpdate:
-            raise exceptions.ConcurrentUpdate(f"Update conflict: {PROVIDER_CHANGED}") from None
+        generation = rp_db.increment_generation(conn, provider, seen,
+                                                detail=f"Update conflict: {PROVIDER_CHANGED}")
     else:
         _lock(conn, provider)
     wanted = set(ensure(conn, uuids).values())

@@ -53,13 +53,6 @@ def _class_ids(conn: Connection, provider_id: int) -> set[int]:
                             .where(inv_t.c.resource_provider_id == provider_id)).scalars())
 
 
-def _bump(conn: Connection, provider: rp_db.Provider, detail: str) -> int:
-    try:
-        return rp_db.increment_generation(conn, provider)
-    except exceptions.ConcurrentUpdate:
-        raise exceptions.ConcurrentUpdate(detail) from None
-
-
 def _check_generation(provider: rp_db.Provider, seen: int) -> None:
     if seen != provider.generation:
         raise exceptions.ConcurrentUpdate(GENERATION_CONFLICT)
@@ -106,10 +99,7 @@ def _warn_over_capacity(conn: Connection, provider: rp_db.Provider,
 
 
 def list_for_provider(conn: Connection, uuid: str) -> tuple[rp_db.Provider, list[Inventory]]:
-    provider = rp_db.find(conn, uuid)
-    if provider is None:
-        raise exceptions.NotFound(f"No resource provider with uuid {uuid} found : "
-                                  f"No resource provider with uuid {uuid} found")
+    provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)} : ")
     rows = conn.execute(_SELECT.where(inv_t.c.resource_provider_id == provider.id))
     return provider, [_from_row(r) for r in rows]
 
@@ -146,7 +136,7 @@ def add(conn: Connection, uuid: str, inv: Inventory, reserved_can_be_total: bool
                                            resource_class_id=rc_id, **inv.row()))
     except IntegrityError:  # a concurrent POST of the same class won (rolled back)
         raise duplicate from None
-    return _bump(conn, provider, f"Update conflict: {RACE}")
+    return rp_db.increment_generation(conn, provider, detail=f"Update conflict: {RACE}")
 
 
 def update_one(conn: Connection, uuid: str, seen: int, inv: Inventory,
@@ -165,7 +155,7 @@ def update_one(conn: Connection, uuid: str, seen: int, inv: Inventory,
         raise exceptions.BadRequest(
             f"No inventory record with resource class for resource provider {provider.uuid}: "
             f"No inventory of class {inv.resource_class} found.")
-    generation = _bump(conn, provider, f"update conflict: {RACE}")
+    generation = rp_db.increment_generation(conn, provider, detail=f"update conflict: {RACE}")
     _warn_over_capacity(conn, provider, {rc_id: inv})
     return generation
 
@@ -197,7 +187,7 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[Inventory],
         conn.execute(_UPDATE_MANY, [
             {"rp_id": provider.id, "rc_id": rc_id,
              **{f"new_{k}": v for k, v in inv.row().items()}} for rc_id, inv in kept.items()])
-    generation = _bump(conn, provider, f"update conflict: {RACE}")
+    generation = rp_db.increment_generation(conn, provider, detail=f"update conflict: {RACE}")
     _warn_over_capacity(conn, provider, kept)
     return generation
 
@@ -227,7 +217,7 @@ def delete_one(conn: Connection, uuid: str, resource_class: str) -> None:
     prefix = f"Unable to delete inventory of class {resource_class}"
     if not _delete(conn, provider, {rc.id}, f"{prefix}: ", exceptions.CONCURRENT_UPDATE):
         raise exceptions.NotFound(f"{not_found}: {not_found}")
-    _bump(conn, provider, f"{prefix}: {RACE}")
+    rp_db.increment_generation(conn, provider, detail=f"{prefix}: {RACE}")
 
 
 def delete_all(conn: Connection, uuid: str) -> None:
@@ -235,6 +225,7 @@ def delete_all(conn: Connection, uuid: str) -> None:
     even when there was nothing to delete."""
     provider = rp_db.get(conn, uuid)
     _delete(conn, provider, _class_ids(conn, provider.id), "", exceptions.INVENTORY_INUSE)
-    _bump(conn, provider,
-          f"Unable to delete inventory for resource provider {provider.uuid} because the "
-          "inventory was updated by another process. Please retry your request.")
+    rp_db.increment_generation(
+        conn, provider,
+        detail=f"Unable to delete inventory for resource provider {provider.uuid} because the "
+               "inventory was updated by another process. Please retry your request.")

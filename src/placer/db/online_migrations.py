@@ -10,7 +10,8 @@ this batch, so a non-zero result means "call me again".
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placer.db.tables import allocations, consumers, projects, resource_providers, users
+from placer.db import consumers as consumers_db
+from placer.db.tables import allocations, consumers, resource_providers
 
 
 def set_root_provider_ids(conn: Connection, conf, batch_size: int) -> tuple[int, int]:
@@ -27,23 +28,11 @@ def set_root_provider_ids(conn: Connection, conf, batch_size: int) -> tuple[int,
     return done, done
 
 
-def _ensure_external_id(conn: Connection, table: sa.Table, external_id: str) -> int:
-    """The internal id of the projects/users row for ``external_id``, created if absent."""
-    query = sa.select(table.c.id).where(table.c.external_id == external_id)
-    found = conn.execute(query).scalar()
-    if found is not None:
-        return found
-    key = conn.execute(table.insert().values(external_id=external_id)).inserted_primary_key
-    assert key is not None  # a single-row INSERT always has one
-    return key[0]
-
-
 def create_incomplete_consumers(conn: Connection, conf, batch_size: int) -> tuple[int, int]:
     """Allocations written before microversion 1.8 have no consumers row: give
     them one owned by the configured "incomplete consumer" project and user."""
-    project_id = _ensure_external_id(conn, projects,
-                                     conf.placement.incomplete_consumer_project_id)
-    user_id = _ensure_external_id(conn, users, conf.placement.incomplete_consumer_user_id)
+    project_id = consumers_db.project_id(conn, conf.placement.incomplete_consumer_project_id)
+    user_id = consumers_db.user_id(conn, conf.placement.incomplete_consumer_user_id)
     missing = (
         sa.select(allocations.c.consumer_id,
                   sa.literal(project_id, sa.Integer), sa.literal(user_id, sa.Integer))

@@ -34,7 +34,7 @@ def reshape(conn: Connection, providers: list[ProviderInventory],
         if provider is None:
             raise exceptions.BadRequest(
                 f"Resource provider {wanted.uuid} in inventories not found: "
-                f"No resource provider with uuid {wanted.uuid} found",
+                f"{rp_db.missing(wanted.uuid)}",
                 exceptions.RESOURCE_PROVIDER_NOT_FOUND)
         if provider.generation != wanted.generation:
             raise exceptions.Conflict(

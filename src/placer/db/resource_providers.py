@@ -67,21 +67,28 @@ def find(conn: Connection, uuid: str) -> Provider | None:
     return from_row(row) if row else None
 
 
-def get(conn: Connection, uuid: str) -> Provider:
-    """The provider, or NotFound with the reference's usual text."""
+def missing(uuid: str) -> str:
+    """The reference's text for a provider uuid that names no provider."""
+    return f"No resource provider with uuid {uuid} found"
+
+
+def get(conn: Connection, uuid: str, prefix: str = "") -> Provider:
+    """The provider, or NotFound: ``prefix`` (whose wording varies by route
+    in the reference) then the usual text."""
     provider = find(conn, uuid)
     if provider is None:
-        raise exceptions.NotFound(f"No resource provider with uuid {uuid} found")
+        raise exceptions.NotFound(prefix + missing(uuid))
     return provider
 
 
-def increment_generation(conn: Connection, provider: Provider,
-                         seen: int | None = None) -> int:
+def increment_generation(conn: Connection, provider: Provider, seen: int | None = None,
+                         detail: str = PROVIDER_CHANGED) -> int:
     """Compare-and-set the generation from ``seen`` (default: as read) to +1.
 
-    Zero rows updated means another writer got there first: ConcurrentUpdate.
-    Every change to a provider's inventory, traits, aggregates or allocations
-    goes through here, in the same transaction as the change itself.
+    Zero rows updated means another writer got there first: ConcurrentUpdate
+    with ``detail`` (the reference words it per route). Every change to a
+    provider's inventory, traits, aggregates or allocations goes through
+    here, in the same transaction as the change itself.
     """
     seen = provider.generation if seen is None else seen
     result = conn.execute(
@@ -89,7 +96,7 @@ def increment_generation(conn: Connection, provider: Provider,
         .where(rp_t.c.id == provider.id, rp_t.c.generation == seen)
         .values(generation=seen + 1))
     if result.rowcount != 1:
-        raise exceptions.ConcurrentUpdate(PROVIDER_CHANGED)
+        raise exceptions.ConcurrentUpdate(detail)
     return seen + 1
 
 
@@ -289,7 +296,7 @@ def delete(conn: Connection, uuid: str) -> None:
     row = None if "\x00" in uuid else conn.execute(
         sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid).with_for_update()).first()
     if row is None:
-        raise exceptions.NotFound(f"No resource provider with uuid {uuid} found for delete")
+        raise exceptions.NotFound(f"{missing(uuid)} for delete")
     rp_id = row.id
     has_child = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id == rp_id)
                              .limit(1)).first()

@@ -10,7 +10,7 @@ from sqlalchemy.engine import Connection
 
 from placer import exceptions
 from placer.db import resource_providers as rp_db
-from placer.db.aggregates import GENERATION_CHANGED, PROVIDER_CHANGED
+from placer.db.aggregates import GENERATION_CHANGED
 from placer.db.engine import insert_ignoring_duplicates
 from placer.db.tables import resource_provider_traits as rp_trait_t
 from placer.db.tables import traits as trait_t
@@ -136,13 +136,6 @@ def _current_ids(conn: Connection, provider_id: int) -> set[int]:
                             .where(rp_trait_t.c.resource_provider_id == provider_id)).scalars())
 
 
-def _bump(conn: Connection, provider: rp_db.Provider) -> int:
-    try:
-        return rp_db.increment_generation(conn, provider)
-    except exceptions.ConcurrentUpdate:
-        raise exceptions.ConcurrentUpdate(PROVIDER_CHANGED) from None
-
-
 def set_provider_traits(conn: Connection, uuid: str, wanted: list[str],
                         seen: int) -> tuple[list[Trait], int]:
     """PUT /resource_providers/{uuid}/traits: replace the set; returns the
@@ -165,7 +158,7 @@ def set_provider_traits(conn: Connection, uuid: str, wanted: list[str],
     current = _current_ids(conn, provider.id)
     if want_ids == current:
         return found, provider.generation
-    generation = _bump(conn, provider)
+    generation = rp_db.increment_generation(conn, provider)
     _replace(conn, provider.id, current, want_ids)
     return found, generation
 
@@ -175,7 +168,7 @@ def delete_provider_traits(conn: Connection, uuid: str) -> None:
     provider = rp_db.get(conn, uuid)
     current = _current_ids(conn, provider.id)
     if current:
-        _bump(conn, provider)
+        rp_db.increment_generation(conn, provider)
         _replace(conn, provider.id, current, set())
 
 

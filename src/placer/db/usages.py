@@ -3,7 +3,6 @@
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placer import exceptions
 from placer.db import resource_providers as rp_db
 from placer.db.tables import allocations as alloc_t
 from placer.db.tables import consumer_types as ct_t
@@ -18,10 +17,7 @@ def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.Provider, dict[str,
     """The provider and, for every class it has inventory of, the amount
     allocated (0 when nothing is). Allocations of classes without inventory
     are not listed, as in the reference."""
-    provider = rp_db.find(conn, uuid)
-    if provider is None:
-        raise exceptions.NotFound(f"No resource provider with uuid {uuid} found: "
-                                  f"No resource provider with uuid {uuid} found")
+    provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)}: ")
     used = sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0)
     rows = conn.execute(
         sa.select(rc_t.c.name, used)

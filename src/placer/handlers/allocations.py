@@ -8,6 +8,7 @@ from oslo_utils import uuidutils
 from placer import exceptions, policy
 from placer.db import allocations as db
 from placer.db import resource_providers as providers_db
+from placer.handlers import _allocation_writes as allocation_writes
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import ALLOCATIONS_DICT, CONSUMER_GENERATIONS, CONSUMER_TYPES
@@ -35,10 +36,7 @@ def list_for_provider(req, resp, uuid):
     req.context.auth.can(policy.PROVIDER_ALLOCATIONS_LIST)
 
     def read(conn):
-        provider = providers_db.find(conn, uuid)
-        if provider is None:
-            raise exceptions.NotFound(f"Resource provider '{uuid}' not found: No resource "
-                                      f"provider with uuid {uuid} found")
+        provider = providers_db.get(conn, uuid, prefix=f"Resource provider '{uuid}' not found: ")
         return provider, *db.for_provider(conn, provider.id)
 
     provider, by_consumer, last = req.context.db.read(read)
@@ -50,38 +48,10 @@ def list_for_provider(req, resp, uuid):
                    last_modified=last)
 
 
-def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
-    """A ConsumerWrite from one consumer's validated body."""
-    allocs = data["allocations"]
-    if isinstance(allocs, list):  # before 1.12: a list naming each provider
-        allocs = {a["resource_provider"]["uuid"]: {"resources": a["resources"]}
-                  for a in allocs}
-    placement = req.context.conf.placement
-    project = data.get("project_id")
-    user = data.get("user_id")
-    if project is None:  # before 1.8 writes carry no owner
-        project = placement.incomplete_consumer_project_id
-        user = placement.incomplete_consumer_user_id
-    return db.ConsumerWrite(
-        uuid=consumer_uuid,
-        allocations={rp: dict(entry["resources"]) for rp, entry in allocs.items()},
-        project_id=project, user_id=user,
-        generation=data.get("consumer_generation"),
-        consumer_type=data.get("consumer_type"))
-
-
 def _replace(req, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> None:
     rules = db.WriteRules(check_generation=util.want(req, CONSUMER_GENERATIONS))
-    tries = req.context.conf.placement.allocation_conflict_retry_count
-    try:
-        req.context.db.write_retrying(db.ProviderGenerationConflict, tries,
-                                      db.replace, writes, rules)
-    except db.UnknownResourceClass as exc:
-        raise exceptions.BadRequest(f"{unknown_class_prefix}{exc.detail}") from None
-    except db.InvalidInventory as exc:
-        raise exceptions.Conflict(f"Unable to allocate inventory: {exc.detail}") from None
-    except exceptions.ConcurrentUpdate as exc:  # a provider or consumer moved meanwhile
-        raise exceptions.ConcurrentUpdate(f"{_CHANGED}{exc.detail}") from None
+    allocation_writes.write(req, db.replace, writes, rules,
+                            unknown_class=unknown_class_prefix, changed=_CHANGED)
 
 
 @takes_json
@@ -91,7 +61,7 @@ def set_for_consumer(req, resp, consumer_uuid):
         raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
     consumer_uuid = str(uuidlib.UUID(consumer_uuid))
     data = json_body(req, api.body(req))
-    _replace(req, [consumer_write(req, consumer_uuid, data)],
+    _replace(req, [allocation_writes.consumer_write(req, consumer_uuid, data)],
              f"Unable to allocate inventory for consumer {consumer_uuid}: ")
     util.no_content(resp)
 
@@ -100,7 +70,8 @@ def set_for_consumer(req, resp, consumer_uuid):
 def set_many(req, resp):
     req.context.auth.can(policy.ALLOCATIONS_MANAGE)
     data = json_body(req, api.body(req))
-    writes = [consumer_write(req, str(uuidlib.UUID(c)), body) for c, body in data.items()]
+    writes = [allocation_writes.consumer_write(req, str(uuidlib.UUID(c)), body)
+              for c, body in data.items()]
     _replace(req, writes, "Unable to allocate inventory ")
     util.no_content(resp)
 

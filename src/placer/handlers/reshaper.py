@@ -2,10 +2,10 @@
 
 import uuid as uuidlib
 
-from placer import exceptions, policy
+from placer import policy
 from placer.db import allocations as allocations_db
 from placer.db import reshaper as db
-from placer.handlers.allocations import consumer_write
+from placer.handlers import _allocation_writes as allocation_writes
 from placer.http import util
 from placer.http.negotiation import json_body, takes_json
 from placer.microversions import RESERVED_EQUALS_TOTAL
@@ -22,18 +22,10 @@ def reshape(req, resp):
                              [Inventory.from_body(rc, fields)
                               for rc, fields in body["inventories"].items()])
         for uuid, body in data["inventories"].items()]
-    writes = [consumer_write(req, str(uuidlib.UUID(c)), body)
+    writes = [allocation_writes.consumer_write(req, str(uuidlib.UUID(c)), body)
               for c, body in data["allocations"].items()]
     rules = allocations_db.WriteRules(check_generation=True)
-    tries = req.context.conf.placement.allocation_conflict_retry_count
-    try:
-        req.context.db.write_retrying(allocations_db.ProviderGenerationConflict, tries,
-                                      db.reshape, providers, writes, rules,
-                                      util.want(req, RESERVED_EQUALS_TOTAL))
-    except allocations_db.UnknownResourceClass as exc:
-        raise exceptions.BadRequest(f"malformed reshaper data: {exc.detail}") from None
-    except allocations_db.InvalidInventory as exc:
-        raise exceptions.Conflict(f"Unable to allocate inventory: {exc.detail}") from None
-    except exceptions.ConcurrentUpdate as exc:
-        raise exceptions.ConcurrentUpdate(f"update conflict: {exc.detail}") from None
+    allocation_writes.write(req, db.reshape, providers, writes, rules,
+                            util.want(req, RESERVED_EQUALS_TOTAL),
+                            unknown_class="malformed reshaper data: ", changed="update conflict: ")
     util.no_content(resp)

@@ -1,0 +1,44 @@
+"""What PUT/POST /allocations and POST /reshaper share: a consumer's body
+read as a ConsumerWrite, and the allocation write itself, retried when a
+provider generation moved and failing with the reference's texts."""
+
+from collections.abc import Callable
+
+from placer import exceptions
+from placer.db import allocations as db
+
+
+def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
+    """A ConsumerWrite from one consumer's validated body."""
+    allocs = data["allocations"]
+    if isinstance(allocs, list):  # before 1.12: a list naming each provider
+        allocs = {a["resource_provider"]["uuid"]: {"resources": a["resources"]}
+                  for a in allocs}
+    placement = req.context.conf.placement
+    project = data.get("project_id")
+    user = data.get("user_id")
+    if project is None:  # before 1.8 writes carry no owner
+        project = placement.incomplete_consumer_project_id
+        user = placement.incomplete_consumer_user_id
+    return db.ConsumerWrite(
+        uuid=consumer_uuid,
+        allocations={rp: dict(entry["resources"]) for rp, entry in allocs.items()},
+        project_id=project, user_id=user,
+        generation=data.get("consumer_generation"),
+        consumer_type=data.get("consumer_type"))
+
+
+def write(req, fn: Callable[..., None], *args, unknown_class: str, changed: str) -> None:
+    """``fn(conn, *args)`` in one write transaction, run again when a provider
+    generation moved meanwhile (allocation_conflict_retry_count times in all).
+    The detail of an unknown resource class follows ``unknown_class``, that of
+    a lost race ``changed``: the reference words them per route."""
+    tries = req.context.conf.placement.allocation_conflict_retry_count
+    try:
+        req.context.db.write_retrying(db.ProviderGenerationConflict, tries, fn, *args)
+    except db.UnknownResourceClass as exc:
+        raise exceptions.BadRequest(f"{unknown_class}{exc.detail}") from None
+    except db.InvalidInventory as exc:
+        raise exceptions.Conflict(f"Unable to allocate inventory: {exc.detail}") from None
+    except exceptions.ConcurrentUpdate as exc:  # a provider or consumer moved meanwhile
+        raise exceptions.ConcurrentUpdate(f"{changed}{exc.detail}") from None
