@@ -140,7 +140,7 @@ class _Walk:
         self.class_names = _class_names(conn)
         self.aux = load_trees(conn, sorted(aux), self.class_names)
         self.sharing = [p for p in self.aux if p.is_sharing and p.inventories]
-        self.where = _RootFilter(self).conditions()
+        self.roots_sql = _roots_sql(conn.dialect, _RootFilter(self).plan())
 
     def _possible(self) -> bool:
         """False when the engine would find nothing anywhere: an unknown
@@ -164,7 +164,7 @@ class _Walk:
                 rng: random.Random | None = None) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
         if rng is not None:
-            roots = self.conn.execute(self._roots()).scalars().all()
+            roots = self.conn.exec_driver_sql(self.roots_sql).scalars().all()
             rng.shuffle(roots)
             chunks: Iterable[list[int]] = _chunks(roots, first, largest)
         else:
@@ -177,18 +177,15 @@ class _Walk:
     def _in_id_order(self, size: int, largest: int) -> Iterator[list[int]]:
         after = -1
         while True:
-            ids = self.conn.execute(self._roots().where(rp_t.c.id > after)
-                                    .order_by(rp_t.c.id).limit(size)).scalars().all()
+            ids = self.conn.exec_driver_sql(
+                f"{self.roots_sql} AND resource_providers.id > {int(after)}"
+                f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all()
             if ids:
                 yield ids
             if len(ids) < size:
                 return
             after = ids[-1]
             size = min(size * 4, largest)
-
-    def _roots(self) -> sa.Select:
-        # roots are the providers without a parent (a test planners estimate well)
-        return sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None), *self.where)
 
 
 def _chunks(ids: list[int], size: int, largest: int) -> Iterator[list[int]]:
@@ -202,9 +199,9 @@ def _chunks(ids: list[int], size: int, largest: int) -> Iterator[list[int]]:
 class _RootFilter:
     """SQL conditions on a root (``rp_t``) that every anchor of a candidate meets.
 
-    They are first written as a plan of plain tuples (ids, amounts, and the
-    sharing providers that may serve instead), then turned into SQL once per
-    distinct plan: building SQLAlchemy expressions costs more than running
+    They are written as a plan of plain tuples (ids, amounts, and the sharing
+    providers that may serve instead), which _roots_sql turns into SQL once
+    per distinct plan: building SQLAlchemy expressions costs more than running
     them on a small cloud, and the scheduler asks the same shapes again."""
 
     def __init__(self, walk: _Walk):
@@ -212,10 +209,6 @@ class _RootFilter:
         self.request = walk.request
         self.targets = walk.targets
         self.sharing = walk.sharing
-        self.dialect = walk.conn.dialect.name
-
-    def conditions(self) -> tuple:
-        return _conditions(self.dialect, self.plan())
 
     def plan(self) -> tuple:
         request = self.request
@@ -237,20 +230,26 @@ class _RootFilter:
             if all(s.aggregates & any_of for any_of in group.member_of)
             and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)]
         # cheap and selective tests first: databases mostly keep this order
+        served = {rc: _served(s for s in serving if s.fits(rc, amount))
+                  for rc, amount in group.resources.items()}
         plan: list = []
         if group.in_tree:
             plan.append(("in_tree", self.targets[group.in_tree]))
         if group.forbidden_aggs:
             plan.append(("not_in_aggs", self._agg_ids(group.forbidden_aggs)))
         if group.member_of:
-            plan.append(("member_of", self._member_of(group), _served(serving)))
+            # A class no sharing provider can give comes from the tree, from
+            # a provider that is a member or whose root is: then sharing
+            # providers cannot make up for a tree without members.
+            plan.append(("member_of", self._member_of(group),
+                         _served(serving) if all(served.values()) else None))
         for clause in group.trait_clauses:
             plan.append(("traits", self._trait_ids(clause),
                          _served(s for s in serving if s.traits & clause)))
         for rc, amount in group.resources.items():
             plan.append(("class", self.names.classes[rc], amount,
                          self._trait_ids(group.forbidden), self._agg_ids(group.forbidden_aggs),
-                         _served(s for s in serving if s.fits(rc, amount))))
+                         served[rc]))
         return plan
 
     def _granular(self, group: RequestGroup) -> tuple:
@@ -292,9 +291,16 @@ def _served(sharing: Iterable[Provider]) -> tuple[tuple[int, ...], tuple[int, ..
 
 
 @functools.lru_cache(maxsize=256)
-def _conditions(dialect: str, plan: tuple) -> tuple:
-    tests = _Tests(dialect)
-    return tuple(_BUILD[kind](tests, *args) for kind, *args in plan)
+def _roots_sql(dialect: sa.Dialect, plan: tuple) -> str:
+    """The query of the plan's candidate roots, as SQL text ending in its
+    WHERE clause (callers append a range and an order). Compiled once per
+    plan: with SQLAlchemy's per-execution work it cost several times what
+    running it does. All values in it are integers and floats."""
+    tests = _Tests(dialect.name)
+    # roots are the providers without a parent (a test planners estimate well)
+    query = sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None),
+                                       *(_BUILD[kind](tests, *args) for kind, *args in plan))
+    return str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
 
 def _root_has(tests: "_Tests", trait_ids) -> sa.ColumnElement:
