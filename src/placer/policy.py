@@ -168,10 +168,14 @@ _API_RULES = [
 # Placer's own rules, for what the reference does not have (same form, listed
 # after the reference's rules).
 METRICS_SHOW = "placement:metrics:show"
+ALLOCATION_CANDIDATES_EXPLAIN = "placement:allocation_candidates:explain"
 
 _PLACER_RULES = [
     (METRICS_SHOW, ADMIN,
      "Read the Prometheus metrics ([placer] metrics_enabled).", ["GET /metrics"]),
+    (ALLOCATION_CANDIDATES_EXPLAIN, ADMIN,
+     "Explain an allocation candidates query: what each constraint leaves.",
+     ["GET /allocation_candidates/explain"]),
 ]
 
 

@@ -73,6 +73,9 @@ ROUTES = {
     "/allocation_candidates": {
         "GET": M("allocation_candidates:list_candidates", ALLOCATION_CANDIDATES),
     },
+    "/allocation_candidates/explain": {  # not the reference's: README
+        "GET": M("explain:explain_candidates", ALLOCATION_CANDIDATES),
+    },
     "/usages": {
         "GET": M("usages:total_usages", TOTAL_USAGES),
     },

@@ -54,6 +54,7 @@ DOCUMENTED_DEFAULTS = {
 # Placer's own rules, for what the reference lacks, come after the reference's.
 PLACER_DEFAULTS = {
     "placement:metrics:show": "rule:admin_api",
+    "placement:allocation_candidates:explain": "rule:admin_api",
 }
 ALL_RULES = [*DOCUMENTED_DEFAULTS, *PLACER_DEFAULTS]
 ADMIN_OR_SERVICE_RULES = [n for n, c in DOCUMENTED_DEFAULTS.items() if c == _AOS]
@@ -230,14 +231,15 @@ def test_project_service_role(new_defaults):
         assert exc.value.detail == _msg(action)
 
 
+@pytest.mark.parametrize("rule", list(PLACER_DEFAULTS))
 @pytest.mark.parametrize("new_defaults", [True, False])
-def test_metrics_are_for_admins_only(new_defaults):
+def test_placer_rules_are_for_admins_only(new_defaults, rule):
     _init(new_defaults=new_defaults)
-    assert _allowed(_project_ctx("admin"), "placement:metrics:show")
+    assert _allowed(_project_ctx("admin"), rule)
     for roles in (["member", "reader"], ["service"]):
         with pytest.raises(exceptions.Forbidden) as exc:
-            policy.authorize(_project_ctx(*roles), "placement:metrics:show", TARGET)
-        assert exc.value.detail == _msg("placement:metrics:show")
+            policy.authorize(_project_ctx(*roles), rule, TARGET)
+        assert exc.value.detail == _msg(rule)
 
 
 def test_reset_allows_reinit_with_new_config():

@@ -1,0 +1,224 @@
+"""The explain funnel (candidates/explain.py): examples, and properties that
+tie it to the search it explains."""
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from placer.candidates import explain, search
+from placer.candidates.request import parse_query
+from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
+from tests.helpers.worlds import queries, worlds
+
+AGG = "00000000-0000-0000-0000-0000000000a1"
+
+
+def rp(pid, name, parent=None, root=None, inv=None, used=None, traits=(), aggs=()):
+    return Provider(id=pid, uuid=f"00000000-0000-0000-0000-{pid:012d}", name=name,
+                    parent_id=parent, root_id=root or pid, traits=frozenset(traits),
+                    aggregates=frozenset(aggs), inventories=inv or {}, usages=used or {})
+
+
+def cloud():
+    """compute-1: 64 VCPU with 16 used, a NIC child; compute-2: 32 VCPU
+    (max_unit 8) and AVX2; a sharing disk pool in AGG with compute-1."""
+    return Snapshot([
+        rp(1, "compute-1", inv={"VCPU": Inventory(64), "MEMORY_MB": Inventory(4096)},
+           used={"VCPU": 16}, aggs=[AGG]),
+        rp(2, "compute-1-nic", parent=1, root=1, inv={"NET_BW_EGR_KILOBIT_PER_SEC":
+                                                      Inventory(1000)}, traits=["CUSTOM_NIC"]),
+        rp(3, "compute-2", inv={"VCPU": Inventory(32, max_unit=8),
+                                "MEMORY_MB": Inventory(2048, step_size=512)},
+           traits=["HW_CPU_X86_AVX2"]),
+        rp(4, "disk-pool", inv={"DISK_GB": Inventory(1000)}, traits=[SHARING_TRAIT],
+           aggs=[AGG]),
+    ])
+
+
+def run(query, snapshot=None, version=(1, 39), **kw):
+    request = parse_query([tuple(p.split("=", 1)) for p in query.split("&")], version)
+    return explain.explain(request, snapshot or cloud(), **kw)
+
+
+def by_key(result):
+    return {(s.group, s.constraint, s.value): s for s in result.steps}
+
+
+def test_capacity_names_the_largest_free_amount():
+    result = run("resources=VCPU:64")
+    first = result.first_empty
+    assert (first.group, first.constraint, first.value) == ("", "capacity", "VCPU:64")
+    assert first.message == ("no provider has 64 free VCPU: the largest free amount is 48 on "
+                             "compute-1")
+    funnel = [s.as_dict() for _, steps in result.groups for s in steps]
+    assert funnel[0] == {"constraint": "class", "value": "VCPU", "providers": 2, "trees": 2}
+    assert funnel[1]["providers"] == 0 and funnel[1]["trees"] == 0
+    assert result.candidates == 0
+    assert result.as_dict()["first_empty"] == {
+        "group": "", "constraint": "capacity", "value": "VCPU:64", "message": first.message}
+
+
+def test_a_satisfiable_query_names_nothing_and_counts_the_answer():
+    result = run("resources=VCPU:4,DISK_GB:10&limit=1")
+    assert result.first_empty is None
+    steps = by_key(result)
+    assert steps[(None, "candidates", "")].candidates == 1  # only compute-1 gets the pool
+    assert steps[(None, "limit", "1")].candidates == 1
+    assert result.candidates == 1
+    assert steps[("", "class", "DISK_GB")].trees == 1
+
+
+def test_short_answer_shows_the_limit_and_max_candidates():
+    result = run("resources=VCPU:1&limit=5", max_candidates=1)
+    steps = by_key(result)
+    assert steps[(None, "candidates", "")].candidates == 2
+    assert steps[(None, "max_allocation_candidates", "1")].candidates == 1
+    assert result.candidates == 1 and result.first_empty is None
+
+
+def test_unit_rules():
+    only_2 = Snapshot([cloud().get(3)])
+    assert run("resources=VCPU:16", only_2).first_empty.message == (
+        "no provider with room for 16 VCPU accepts so much at once: the largest max_unit is 8 "
+        "on compute-2")
+    assert run("resources=MEMORY_MB:100", only_2).first_empty.message == (
+        "no provider with room for 100 MEMORY_MB takes it in steps that divide 100: step sizes "
+        "are 512")
+    result = run("resources=VCPU:4,MEMORY_MB:100&required=HW_CPU_X86_AVX2")
+    first = result.first_empty
+    # compute-1 lacks the trait, compute-2 takes memory in steps of 512
+    assert (first.constraint, first.value) == ("required", "HW_CPU_X86_AVX2")
+    assert by_key(result)[("", "step_size", "MEMORY_MB:100")].trees == 1
+    first = run("resources=VCPU:20&required=HW_CPU_X86_AVX2").first_empty
+    assert (first.constraint, first.value) == ("required", "HW_CPU_X86_AVX2")
+    assert by_key(run("resources=VCPU:20"))[("", "max_unit", "VCPU:20")].providers == 1
+
+
+def test_traits_and_aggregates_in_words():
+    first = run("resources=VCPU:1&required=CUSTOM_GPU").first_empty
+    assert first.message == ("no provider left for the unsuffixed group has trait CUSTOM_GPU "
+                             "(on the providers it uses together, in one tree)")
+    first = run("resources1=VCPU:1&required1=!HW_CPU_X86_AVX2&member_of1=" + AGG
+                + "&resources2=VCPU:1&required2=HW_CPU_X86_AVX2&group_policy=none").first_empty
+    assert (first.group, first.constraint) == (None, "one_tree")
+    assert first.message.startswith("no tree can serve every group: group '1' fits in 1 trees")
+
+
+def test_request_wide_constraints():
+    first = run("resources=VCPU:1&root_required=CUSTOM_NIC").first_empty
+    assert (first.constraint, first.value) == ("root_required", "CUSTOM_NIC")
+    first = run("resources1=VCPU:1&resources2=MEMORY_MB:512&group_policy=none").first_empty
+    assert first is None
+    first = run("resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate").first_empty
+    assert first.constraint == "isolate" and first.removable
+    first = run("resources1=VCPU:1&resources2=NET_BW_EGR_KILOBIT_PER_SEC:1"
+                "&group_policy=none&required2=CUSTOM_NIC").first_empty
+    assert first is None
+    first = run("resources=VCPU:1,NET_BW_EGR_KILOBIT_PER_SEC:1", version=(1, 28)).first_empty
+    assert first.constraint == "one_provider_per_tree" and not first.removable
+    first = run("resources=VCPU:40,MEMORY_MB:1&resources1=VCPU:20&group_policy=none"
+                ).first_empty
+    assert first.constraint == "together"
+
+
+def test_same_subtree():
+    first = run("resources1=VCPU:1&resources2=NET_BW_EGR_KILOBIT_PER_SEC:1&group_policy=none"
+                "&same_subtree=1,2").first_empty
+    assert first is None
+    first = run("resources1=MEMORY_MB:1&resources2=NET_BW_EGR_KILOBIT_PER_SEC:1"
+                "&group_policy=none&same_subtree=2,1").first_empty
+    assert first is None  # compute-1 is above its NIC
+    snap = cloud()
+    snap = Snapshot([*snap.providers.values(), rp(5, "compute-1-nic2", parent=1, root=1,
+                                                  inv={"VGPU": Inventory(1)})])
+    first = run("resources1=VGPU:1&resources2=NET_BW_EGR_KILOBIT_PER_SEC:1"
+                "&group_policy=none&same_subtree=1,2", snap).first_empty
+    assert (first.constraint, first.value) == ("same_subtree", "1,2")
+
+
+def test_unknown_in_tree():
+    first = run("resources=VCPU:1&in_tree=00000000-0000-0000-0000-000000000099").first_empty
+    assert first.message == "in_tree: there is no provider 00000000-0000-0000-0000-000000000099"
+
+
+def test_provider_report_says_by_how_much():
+    result = run("resources=VCPU:64,DISK_GB:2000&required=CUSTOM_NIC",
+                 provider="00000000-0000-0000-0000-000000000001")
+    body = result.as_dict()["provider"]
+    assert body["name"] == "compute-1"
+    details = {(f["constraint"], f["value"]): f["detail"] for f in body["failures"]}
+    assert details[("capacity", "VCPU:64")] == (
+        "48 VCPU free on compute-1 (capacity 64, used 16), 64 asked: 16 short")
+    assert ("required", "CUSTOM_NIC") not in details  # judged on the tree
+    tree = {(f["constraint"], f["value"]): f["detail"] for f in body["tree"]["failures"]}
+    assert tree[("capacity", "DISK_GB:2000")] == (
+        "1000 DISK_GB free on disk-pool (capacity 1000, used 0), 2000 asked: 1000 short")
+    assert tree[("capacity", "VCPU:64")].endswith("16 short")
+    result = run("resources1=VCPU:1&required1=HW_CPU_X86_AVX2&member_of1=" + AGG,
+                 provider="00000000-0000-0000-0000-000000000003")
+    failures = result.provider.failures
+    assert [(f.constraint, f.detail) for f in failures] == [
+        ("member_of", f"compute-2: in none of the aggregates {AGG}")]
+    assert [f.constraint for f in result.provider.tree_failures] == ["member_of"]
+    result = run("resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate",
+                 provider="00000000-0000-0000-0000-000000000003")
+    assert result.provider.failures == []
+    assert [f.constraint for f in result.provider.tree_failures] == ["isolate"]
+
+
+# -- properties ------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.filter_too_much])
+
+
+def _key(step):
+    return step.group, step.constraint, step.value
+
+
+def _monotone(result):
+    for _, steps in result.groups:
+        trees = [s.trees for s in steps if s.trees is not None and s.constraint != "class"]
+        assert trees == sorted(trees, reverse=True), steps
+        assert steps[-1].tree_ids <= steps[0].tree_ids or steps[0].constraint == "class"
+    finals = [steps[-1].tree_ids for _, steps in result.groups]
+    trees = [s for s in result.request_steps if s.trees is not None]
+    assert all(trees[0].tree_ids <= f for f in finals)
+    for before, after in zip(trees, trees[1:], strict=False):
+        assert after.tree_ids <= before.tree_ids
+
+
+@SETTINGS
+@given(st.data())
+def test_explain_agrees_with_the_search(data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    found = len(list(search.find_candidates(request, snap, limit=None)))
+    result = explain.explain(request, snap)
+    _monotone(result)
+    assert result.candidates == found
+    first = result.first_empty
+    assert (first is None) == (found > 0)
+    if first is None:
+        return
+    assert first.message
+    if first.removable:
+        relaxed = explain.explain(explain.without(request, first), snap)
+        again = relaxed.first_empty
+        if again is None:
+            assert next(search.find_candidates(relaxed.request, snap), None) is not None
+        else:
+            order = [_key(s) for s in result.steps]
+            assert order.index(_key(again)) > order.index(_key(first)), (first, again)
+
+
+@SETTINGS
+@given(st.data())
+def test_tree_report_agrees_with_the_search(data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    provider = data.draw(st.sampled_from(list(snap.providers.values())))
+    report = explain.explain(request, snap, provider=provider.uuid).provider
+    alone = Snapshot(snap.providers.values(), anchor_ids=[provider.root_id])
+    anchored = next(search.find_candidates(request, alone, limit=None), None) is not None
+    assert anchored == (report.tree_failures == []), report.tree_failures
+    assert all(f.detail for f in report.failures + report.tree_failures)
