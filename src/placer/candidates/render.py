@@ -10,17 +10,23 @@ from collections.abc import Iterable
 
 from placer.candidates.search import Candidate
 from placer.candidates.snapshot import Provider
-
-Version = tuple[int, int]
+from placer.microversions import (
+    ALL_SUMMARY_CLASSES,
+    ALLOCATIONS_DICT,
+    CANDIDATES_REQUIRED,
+    GROUP_MAPPINGS,
+    NESTED_CANDIDATES,
+    Version,
+)
 
 
 def allocation_request(candidate: Candidate, version: Version) -> dict:
     allocations = candidate.allocations()
-    if version < (1, 12):
+    if version < ALLOCATIONS_DICT:
         return {"allocations": [{"resource_provider": {"uuid": uuid}, "resources": res}
                                 for uuid, res in allocations.items()]}
     body = {"allocations": {uuid: {"resources": res} for uuid, res in allocations.items()}}
-    if version >= (1, 34):
+    if version >= GROUP_MAPPINGS:
         body["mappings"] = candidate.mappings()
     return body
 
@@ -28,13 +34,13 @@ def allocation_request(candidate: Candidate, version: Version) -> dict:
 def provider_summary(provider: Provider, tree: dict[int, Provider], requested: set[str],
                      version: Version) -> dict:
     """``tree``: provider id -> provider, holding its parent and root (from 1.29)."""
-    every, used = version >= (1, 27), provider.usages
+    every, used = version >= ALL_SUMMARY_CLASSES, provider.usages
     summary: dict = {"resources": {
         rc: {"capacity": inv.capacity, "used": used.get(rc, 0)}
         for rc, inv in provider.inventories.items() if every or rc in requested}}
-    if version >= (1, 17):
+    if version >= CANDIDATES_REQUIRED:
         summary["traits"] = sorted(provider.traits)
-    if version >= (1, 29):
+    if version >= NESTED_CANDIDATES:
         parent = tree[provider.parent_id] if provider.parent_id is not None else None
         summary["parent_provider_uuid"] = parent.uuid if parent else None
         summary["root_provider_uuid"] = tree[provider.root_id].uuid

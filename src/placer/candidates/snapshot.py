@@ -48,8 +48,10 @@ class Inventory(_InventoryRecord):
     def __new__(cls, total: int, reserved: int = 0, min_unit: int = 1,
                 max_unit: int = 2147483647, step_size: int = 1,
                 allocation_ratio: float = 1.0):
-        return super().__new__(cls, total, reserved, min_unit, max_unit, step_size,
-                               allocation_ratio, capacity(total, reserved, allocation_ratio))
+        # tuple.__new__ directly: the named tuple's own __new__ is one more
+        # Python call per record
+        return tuple.__new__(cls, (total, reserved, min_unit, max_unit, step_size,
+                                   allocation_ratio, capacity(total, reserved, allocation_ratio)))
 
 
 @dataclass(eq=False, slots=True)
