@@ -2,6 +2,7 @@
 
     placement-manage [--config-file PATH ...] [--config-dir DIR] db sync
     placement-manage ... db version | db stamp REV | db online_data_migrations [--max-count N]
+    placement-manage ... explain [--microversion X.Y] "QUERY"   (Placer's own: cli/explain.py)
 
 Arguments are parsed by oslo.config (sub-command options), so the usage text,
 the logging options and the config file lookup are the reference's. Output and
@@ -20,6 +21,7 @@ import prettytable
 from oslo_config import cfg
 
 from placer import conf as placer_conf
+from placer.cli import explain
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations
 
@@ -149,6 +151,7 @@ def _add_db_parsers(subparsers) -> None:
                     "Run the online data migrations.")
     online.add_argument("--max-count", metavar="<number>",
                         help="Maximum number of objects to consider")
+    explain.add_parser(subparsers)  # Placer's own: README "Explain"
 
 
 def _version() -> str:

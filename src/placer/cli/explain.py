@@ -1,0 +1,117 @@
+"""placement-manage explain "<query>": GET /allocation_candidates/explain's
+answer as a readable report, read from the configured database.
+
+    placement-manage explain "resources=VCPU:4&required=HW_CPU_X86_AVX2"
+    placement-manage explain --microversion 1.28 "resources=VCPU:4&provider=<uuid>"
+
+The query is the candidates query (``provider=<uuid>`` adds the report on
+one provider and its tree). Exit 0 with the report, 1 with the error text
+for a query the API would answer 400.
+"""
+
+import sys
+import urllib.parse
+
+import prettytable
+
+from placer import exceptions, microversions
+from placer.candidates import explain
+from placer.candidates.request import parse_query
+from placer.db import engine as db_engine
+from placer.db import explain as db_explain
+
+PROG = "placement-manage explain"
+
+
+def add_parser(subparsers) -> None:
+    text = "Explain an allocation candidates query: what each constraint leaves."
+    parser = subparsers.add_parser("explain", help=text, description=text)
+    parser.add_argument("query", help="the GET /allocation_candidates query string, "
+                                      "optionally with provider=<uuid>")
+    parser.add_argument("--microversion", default=microversions.text(microversions.MAX),
+                        help="the placement microversion to read the query at "
+                             "(1.10 or later; default: the latest)")
+    parser.set_defaults(func=run)
+
+
+def run(conf) -> int:
+    try:
+        version = _microversion(conf.command.microversion)
+        pairs = urllib.parse.parse_qsl(conf.command.query.lstrip("?"), keep_blank_values=True)
+        pairs, provider = explain.split_query(pairs)
+        request = parse_query(pairs, version)
+        db = db_engine.Database(db_engine.create_engine(conf.placement_database.connection,
+                                                        conf.placement_database))
+        try:
+            snapshot, around = db.read(db_explain.load, request, provider)
+        finally:
+            db.dispose()
+    except exceptions.BadRequest as exc:
+        print(f"{PROG}: {exc.detail}", file=sys.stderr)
+        return 1
+    result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
+                             max_candidates=conf.placement.max_allocation_candidates)
+    print(report(result.as_dict()))
+    return 0
+
+
+def _microversion(text: str) -> tuple[int, int]:
+    try:
+        major, minor = (int(part) for part in text.split("."))
+    except ValueError:
+        major = minor = -1
+    if not microversions.ALLOCATION_CANDIDATES <= (major, minor) <= microversions.MAX:
+        raise exceptions.BadRequest(
+            f"--microversion must be from {microversions.text(microversions.ALLOCATION_CANDIDATES)}"
+            f" to {microversions.text(microversions.MAX)}, not {text}")
+    return major, minor
+
+
+def _table(columns: list[str], rows: list[list]) -> str:
+    table = prettytable.PrettyTable(columns)
+    table.align = "l"
+    for row in rows:
+        table.add_row(["" if cell is None else cell for cell in row])
+    return table.get_string()
+
+
+def _group_title(group: dict) -> str:
+    name = f"group {group['suffix']}" if group["suffix"] else "unsuffixed group"
+    asked = ", ".join(f"{rc}:{n}" for rc, n in group["resources"].items()) or "no resources"
+    return f"{name} ({asked})"
+
+
+def report(body: dict) -> str:
+    """The explain answer (``Explanation.as_dict()``) as text tables."""
+    out = [f"Candidates: {body['candidates']}", ""]
+    for group in body["groups"]:
+        out += [f"Funnel of the {_group_title(group)}:", _table(
+            ["Constraint", "Value", "Providers", "Trees", "Detail"],
+            [[s["constraint"], s["value"], s.get("providers"), s.get("trees"),
+              s.get("detail", "")] for s in group["funnel"]]), ""]
+    out += ["Request-wide:", _table(
+        ["Constraint", "Value", "Trees", "Candidates", "Detail"],
+        [[s["constraint"], s["value"], s.get("trees"), s.get("candidates"),
+          s.get("detail", "")] for s in body["request"]]), ""]
+    first = body["first_empty"]
+    if first is None:
+        out.append("No constraint empties the answer.")
+    else:
+        where = ("request-wide" if first["group"] is None
+                 else f"group {first['group']}" if first["group"] else "unsuffixed group")
+        out += [f"Empty after: {first['constraint']} {first['value']} ({where})".rstrip(),
+                f"  {first['message']}"]
+    if "provider" in body:
+        p = body["provider"]
+        out += ["", f"Provider {p['name']} ({p['uuid']}):", _failures(p["failures"]),
+                "", f"Its tree, rooted at {p['tree']['name']} ({p['tree']['uuid']}):",
+                _failures(p["tree"]["failures"])]
+    return "\n".join(out)
+
+
+def _failures(failures: list[dict]) -> str:
+    if not failures:
+        return "  fails no constraint"
+    return _table(["Group", "Constraint", "Value", "Detail"],
+                  [["(request)" if f["group"] is None else f["group"] or "(unsuffixed)",
+                    f["constraint"], f["value"], f["detail"]] for f in failures])
