@@ -3,6 +3,7 @@
 import pytest
 
 from placer import exceptions
+from placer.model import query_values
 from placer.model.query_values import parse_in_tree, parse_member_of, parse_resources, parse_traits
 
 U1 = "11111111-2222-4333-8444-555555555555"
@@ -169,3 +170,78 @@ def test_parse_in_tree(value, expected):
 def test_parse_in_tree_errors(value):
     assert _bad(parse_in_tree, value).detail == (
         f"{_PREFIX}Expected 'in_tree' parameter to be a format of uuid. Got: {value}")
+
+
+# -- whole keys: grouping, 'required' and 'member_of' across microversions ---
+
+def test_group_keeps_every_value_and_the_dict_view_the_schema_sees():
+    values, last = query_values.group([("a", "1"), ("b", "2"), ("a", "3"), ("c", "")])
+    assert values == {"a": ["1", "3"], "b": ["2"], "c": [""]}
+    assert last == {"a": "3", "b": "2", "c": ""}
+    assert list(last) == ["a", "b", "c"]  # first position, last value
+
+
+@pytest.mark.parametrize("raw,version,expected", [
+    (["A,B"], (1, 18), ([["A"], ["B"]], [])),
+    (["A", "B"], (1, 38), ([["B"]], [])),                    # before 1.39: the last one wins
+    (["A", "B"], (1, 39), ([["A"], ["B"]], [])),
+    (["A,!B", "!B,!C"], (1, 39), ([["A"]], ["B", "C"])),     # forbidden kept once, in order
+    (["in:A,B", "C"], (1, 39), ([["A", "B"], ["C"]], [])),
+])
+def test_read_required(raw, version, expected):
+    assert query_values.read_required(raw, version) == expected
+
+
+@pytest.mark.parametrize("raw,version,detail", [
+    (["!A"], (1, 21), "Expected 'required' parameter value of the form: "
+                      "HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !A"),
+    (["in:A,B"], (1, 38), "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
+                          "since microversion 1.39. Got: in:A,B"),
+])
+def test_read_required_errors(raw, version, detail):
+    assert _bad(query_values.read_required, raw, version).detail == _PREFIX + detail
+
+
+@pytest.mark.parametrize("raw,version,expected", [
+    ([U1], (1, 3), ([[U1]], [])),
+    ([f"in:{U1},{U2}", U2], (1, 24), ([[U1, U2], [U2]], [])),
+    ([f"!{U1}", f"!in:{U1},{U2}", U2], (1, 32), ([[U2]], [U1, U2])),
+])
+def test_read_member_of(raw, version, expected):
+    assert query_values.read_member_of(raw, version) == expected
+
+
+@pytest.mark.parametrize("raw,version,suffix,detail", [
+    ([U1, U2], (1, 23), "", "Multiple member_of parameters are not supported"),
+    ([U1, U2], (1, 23), "1", "Multiple member_of1 parameters are not supported"),
+    ([f"!{U1}"], (1, 31), "_X", "Forbidden member_of_X parameters are not supported in the "
+                                "specified microversion"),
+])
+def test_read_member_of_errors(raw, version, suffix, detail):
+    assert _bad(query_values.read_member_of, raw, version, suffix).detail == detail
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("in:A,B", {"name_in": ["A", "B"]}),
+    ("startswith:CUSTOM_", {"prefix": "CUSTOM_"}),
+    ("in:", {"name_in": [""]}),
+    ("other:A", {}),  # ignored, as the reference does
+])
+def test_parse_name_filter(value, expected):
+    assert query_values.parse_name_filter(value) == expected
+
+
+def test_parse_name_filter_needs_an_operator():
+    assert _bad(query_values.parse_name_filter, "CUSTOM_A").detail == (
+        "Badly formatted name parameter. Expected name query string parameter in form: "
+        '?name=[in|startswith]:[name1,name2|prefix]. Got: "CUSTOM_A"')
+
+
+@pytest.mark.parametrize("value,expected", [("true", True), ("False", False), ("TRUE", True)])
+def test_parse_associated(value, expected):
+    assert query_values.parse_associated(value) is expected
+
+
+def test_parse_associated_errors():
+    assert _bad(query_values.parse_associated, "yes").detail == (
+        'The query parameter "associated" only accepts "true" or "false"')

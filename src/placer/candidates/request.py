@@ -11,11 +11,8 @@ from dataclasses import dataclass, field
 
 from placer import exceptions
 from placer.microversions import (
-    ANY_TRAITS,
-    FORBIDDEN_AGGREGATES,
     FORBIDDEN_TRAITS,
     MAX,
-    MULTIPLE_MEMBER_OF,
     NESTED_CANDIDATES,
     SAME_SUBTREE,
     STRING_SUFFIXES,
@@ -116,11 +113,7 @@ def parse_query(pairs: Iterable[tuple[str, str]], version: Version) -> Candidate
     """Turn decoded query pairs (repeats allowed, blank values kept) into a
     CandidateRequest, or raise BadRequest exactly where the reference would."""
     pairs = list(pairs)
-    values: dict[str, list[str]] = {}
-    for key, value in pairs:
-        values.setdefault(key, []).append(value)
-    # The reference validates a dict view of the query: first position, last value.
-    instance = {key: vals[-1] for key, vals in values.items()}
+    values, instance = query_values.group(pairs)
     _schema.validate(instance, version)
 
     limit = _parse_limit(values.get("limit"), instance, version)
@@ -209,47 +202,16 @@ def _parse_groups(pairs, values, version) -> dict[str, _Builder]:
         if prefix == "resources":
             builder.resources = query_values.parse_resources(value)
         elif prefix == "required":
-            builder.clauses, builder.forbidden = _parse_required(values[key], version)
+            clauses, forbidden = query_values.read_required(values[key], version)
+            builder.clauses = [frozenset(clause) for clause in clauses]
+            builder.forbidden = set(forbidden)
         elif prefix == "member_of":
-            builder.member_of, builder.forbidden_aggs = _parse_member_of(
-                values[key], suffix, version
-            )
+            any_of, excluded = query_values.read_member_of(values[key], version, suffix)
+            builder.member_of = [frozenset(aggs) for aggs in any_of]
+            builder.forbidden_aggs = set(excluded)
         else:
             builder.in_tree = query_values.parse_in_tree(value)
     return builders
-
-
-def _parse_required(raw: list[str], version: Version):
-    if version < ANY_TRAITS:
-        raw = raw[-1:]  # repeating was not supported: the last one wins
-    clauses: list[frozenset[str]] = []
-    forbidden: set[str] = set()
-    for value in raw:
-        more, less = query_values.parse_traits(
-            value, allow_forbidden=version >= FORBIDDEN_TRAITS, allow_any=version >= ANY_TRAITS
-        )
-        clauses += [frozenset(clause) for clause in more]
-        forbidden |= set(less)
-    return clauses, forbidden
-
-
-def _parse_member_of(raw: list[str], suffix: str, version: Version):
-    if version < MULTIPLE_MEMBER_OF and len(raw) > 1:
-        raise exceptions.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
-    any_of: list[frozenset[str]] = []
-    forbidden: set[str] = set()
-    for value in raw:
-        required, excluded = map(frozenset, query_values.parse_member_of(value))
-        if required:
-            any_of.append(required)
-        if excluded:
-            if version < FORBIDDEN_AGGREGATES:
-                raise exceptions.BadRequest(
-                    f"Forbidden member_of{suffix} parameters are not supported in the "
-                    "specified microversion"
-                )
-            forbidden |= excluded
-    return any_of, forbidden
 
 
 def _check_resourceless(builders: dict[str, _Builder], same_subtree) -> None:

@@ -6,11 +6,12 @@ from placer import exceptions, policy
 from placer.db import inventories as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
-from placer.http.negotiation import json_body, returns_json, schema_error_text, takes_json
+from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import api
 from placer.schemas import inventories as schema
+from placer.schemas.validation import schema_error_text
 
 
 class MethodNotAllowed(exceptions.PlacerError):

@@ -5,15 +5,12 @@ from placer.db import traits as db
 from placer.http import query as querystring
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
-from placer.model import names
-from placer.schemas import api
+from placer.model import names, query_values
+from placer.schemas import api, validation
 
 BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
              'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
              '"0"-"9" and "_"')
-BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query string parameter in '
-                   'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{}"')
-BAD_ASSOCIATED = 'The query parameter "associated" only accepts "true" or "false"'
 
 
 def _url(req, name: str) -> str:
@@ -28,22 +25,12 @@ def _stamp(traits):
 
 
 def _list_filters(query: dict[str, str], schema) -> dict:
-    querystring.validate(query, schema)
+    validation.check_query(query, schema)
     filters: dict = {}
     if "name" in query:
-        op, colon, value = query["name"].partition(":")
-        if not colon:
-            raise exceptions.BadRequest(BAD_NAME_FILTER.format(query["name"]))
-        # any other operator is ignored, as the reference does
-        if op == "in":
-            filters["name_in"] = value.split(",")
-        elif op == "startswith":
-            filters["prefix"] = value
+        filters.update(query_values.parse_name_filter(query["name"]))
     if "associated" in query:
-        associated = query["associated"].lower()
-        if associated not in ("true", "false"):
-            raise exceptions.BadRequest(BAD_ASSOCIATED)
-        filters["associated"] = associated == "true"
+        filters["associated"] = query_values.parse_associated(query["associated"])
     return filters
 
 

@@ -1,30 +1,21 @@
 """Content negotiation the reference enforces: JSON in, JSON out."""
 
 import json
-from collections import deque
 
 import falcon
 import jsonschema
 import webob.acceptparse
-from oslo_utils import uuidutils
 
 from placer import exceptions
+from placer.schemas.validation import schema_error_text
 
 JSON = "application/json"
-_FORMAT_CHECKER = jsonschema.FormatChecker()
 
 # Placement documents nest six levels at most; far deeper input is refused
 # before the validator (which recurses) or a handler walks it.
 MAX_DEPTH = 64
 # Chunked bodies are read in slices, so the size limiter stops an endless one.
 _READ_SLICE = 64 * 1024
-# Schema errors echo the offending value; longer ones are cut to this length.
-ECHO_LIMIT = 1000
-
-
-@_FORMAT_CHECKER.checks("uuid")
-def _is_uuid(instance) -> bool:
-    return not isinstance(instance, str) or uuidutils.is_uuid_like(instance)
 
 
 def takes_json(handler=None, *, before: tuple[int, int] | None = None):
@@ -135,45 +126,3 @@ def _check_string(value: str) -> None:
             f"Malformed JSON: {exc.reason}: {value[exc.start]!a} at position {exc.start} "
             "of a string") from None
 
-
-class _Cut:
-    """Stands in for a value too long to echo: its repr is cut short."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _cut(value):
-    text = repr(value)
-    return value if len(text) <= ECHO_LIMIT else _Cut(text[:ECHO_LIMIT] + "...")
-
-
-def schema_error_text(error: jsonschema.ValidationError) -> str:
-    """jsonschema's text for ``error``, with the values it echoes (instance,
-    path keys, the message's copy of the instance) cut to ECHO_LIMIT characters:
-    a 10 MB name must not make a 20 MB answer. Normal values read unchanged."""
-    instance, path = _cut(error.instance), [_cut(key) for key in error.relative_path]
-    message = error.message
-    if isinstance(instance, _Cut):
-        message = message.replace(repr(error.instance), instance.text)
-    if len(message) > 2 * ECHO_LIMIT:
-        message = message[:2 * ECHO_LIMIT] + "..."
-    if (instance is error.instance and message is error.message
-            and all(a is b for a, b in zip(path, error.relative_path, strict=True))):
-        return str(error)
-    short = type(error)(message, validator=error.validator, path=deque(path),
-                        validator_value=error.validator_value, instance=instance,
-                        schema=error.schema, schema_path=error.relative_schema_path)
-    return str(short)
-
-
-def validator(schema: dict) -> jsonschema.protocols.Validator:
-    """A format-checking validator for a request schema (checked first).
-    Nothing here caches it: callers build it once, at import or behind
-    ``functools.cache``."""
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, format_checker=_FORMAT_CHECKER)

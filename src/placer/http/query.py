@@ -2,10 +2,7 @@
 
 import urllib.parse
 
-import jsonschema
-
 from placer import exceptions
-from placer.http import negotiation
 
 
 def pairs(req) -> list[tuple[str, str]]:
@@ -27,11 +24,3 @@ def pairs(req) -> list[tuple[str, str]]:
 def as_dict(req) -> dict[str, str]:
     """The query as a dict: the last value of a repeated key wins."""
     return dict(pairs(req))
-
-
-def validate(query: dict, validator) -> None:
-    """400 with the reference's prefix when the query breaks its schema."""
-    error = jsonschema.exceptions.best_match(validator.iter_errors(query))
-    if error is not None:
-        raise exceptions.BadRequest(
-            f"Invalid query string parameters: {negotiation.schema_error_text(error)}")

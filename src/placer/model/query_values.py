@@ -3,9 +3,13 @@ candidates share (resources, required, member_of, in_tree), raising
 BadRequest with the reference's exact texts. Order is kept as written, so
 the first unknown name reported is the first one the client wrote."""
 
+from collections.abc import Iterable
+
 from oslo_utils import uuidutils
 
 from placer import exceptions
+from placer import microversions as mv
+from placer.microversions import Version
 
 _RESOURCES_FORM = ("Badly formed resources parameter. Expected resources query string "
                    "parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {}.")
@@ -106,3 +110,73 @@ def parse_in_tree(value: str) -> str:
             f"format of uuid. Got: {value}"
         )
     return stripped
+
+
+def group(pairs: Iterable[tuple[str, str]]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Query pairs -> (every value of each key, in order; the dict view the
+    reference validates: each key at its first position with its last value)."""
+    values: dict[str, list[str]] = {}
+    for key, value in pairs:
+        values.setdefault(key, []).append(value)
+    return values, {key: vals[-1] for key, vals in values.items()}
+
+
+def read_required(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
+    """All the values of one 'required' key -> (clauses, forbidden traits)."""
+    if version < mv.ANY_TRAITS:
+        raw = raw[-1:]  # before 1.39 a repeated 'required' meant its last value
+    clauses: list[list[str]] = []
+    forbidden: list[str] = []
+    for value in raw:
+        more, less = parse_traits(value, allow_forbidden=version >= mv.FORBIDDEN_TRAITS,
+                                  allow_any=version >= mv.ANY_TRAITS)
+        clauses += more
+        forbidden += [t for t in less if t not in forbidden]
+    return clauses, forbidden
+
+
+def read_member_of(raw: list[str], version: Version,
+                   suffix: str = "") -> tuple[list[list[str]], list[str]]:
+    """All the values of one 'member_of' key (``suffix``: its request group's)
+    -> (any-of aggregate sets, all required; forbidden aggregates)."""
+    if version < mv.MULTIPLE_MEMBER_OF and len(raw) > 1:
+        raise exceptions.BadRequest(f"Multiple member_of{suffix} parameters are not supported")
+    any_of: list[list[str]] = []
+    forbidden: list[str] = []
+    for value in raw:
+        required, excluded = parse_member_of(value)
+        if required:
+            any_of.append(required)
+        if excluded:
+            if version < mv.FORBIDDEN_AGGREGATES:
+                raise exceptions.BadRequest(
+                    f"Forbidden member_of{suffix} parameters are not supported in the "
+                    "specified microversion")
+            forbidden += [agg for agg in excluded if agg not in forbidden]
+    return any_of, forbidden
+
+
+_BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query string parameter in '
+                    'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{}"')
+
+
+def parse_name_filter(value: str) -> dict[str, list[str] | str]:
+    """GET /traits' ``name``: ``in:A,B`` -> {'name_in': [A, B]}, ``startswith:P``
+    -> {'prefix': P}; any other operator is ignored, as the reference does."""
+    op, colon, rest = value.partition(":")
+    if not colon:
+        raise exceptions.BadRequest(_BAD_NAME_FILTER.format(value))
+    if op == "in":
+        return {"name_in": rest.split(",")}
+    if op == "startswith":
+        return {"prefix": rest}
+    return {}
+
+
+def parse_associated(value: str) -> bool:
+    """GET /traits' ``associated``: 'true' or 'false', in any case."""
+    lowered = value.lower()
+    if lowered not in ("true", "false"):
+        raise exceptions.BadRequest(
+            'The query parameter "associated" only accepts "true" or "false"')
+    return lowered == "true"

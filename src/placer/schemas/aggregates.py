@@ -3,7 +3,7 @@
 Key order matters: jsonschema quotes the schema in its messages.
 """
 
-from placer.http.negotiation import validator
+from placer.schemas.validation import validator
 
 
 def _uuid_list() -> dict:

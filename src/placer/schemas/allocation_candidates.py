@@ -4,10 +4,8 @@ Clients see the validator's message verbatim (schema and instance included),
 so each schema has exactly the content and key order the reference prints.
 """
 
-import jsonschema
-
-from placer import exceptions
 from placer import microversions as mv
+from placer.schemas.validation import QUERY_FORMATS, check_query, validator
 from placer.schemas.versioned import Since
 
 INTEGER_SUFFIX = r"[1-9][0-9]*"
@@ -58,10 +56,7 @@ def _schema(version: mv.Version) -> dict:
 
 
 def _validator(boundary: mv.Version):
-    schema = _schema(boundary)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, format_checker=jsonschema.FormatChecker())
+    return validator(_schema(boundary), QUERY_FORMATS)
 
 
 # The schema only changes at these microversions: one validator each.
@@ -73,6 +68,4 @@ QUERY = Since({boundary: _validator(boundary) for boundary in (
 
 def validate(instance: dict[str, str], version: mv.Version) -> None:
     """Raise BadRequest with the reference's text if ``instance`` is invalid."""
-    error = jsonschema.exceptions.best_match(QUERY.at(version).iter_errors(instance))
-    if error is not None:
-        raise exceptions.BadRequest(f"Invalid query string parameters: {error}")
+    check_query(instance, QUERY.at(version))

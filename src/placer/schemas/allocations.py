@@ -5,8 +5,8 @@ from 1.8; consumer_generation 1.28; mappings 1.34; consumer_type 1.38)."""
 import functools
 
 from placer import microversions as mv
-from placer.http.negotiation import validator
 from placer.model.names import NAME_PATTERN
+from placer.schemas.validation import validator
 
 UUID_PATTERN = "^[0-9a-fA-F-]{36}$"
 SUFFIX_PATTERN = "[a-zA-Z0-9_-]{1,64}"  # unanchored, as the reference has it

@@ -21,7 +21,6 @@ from typing import Any
 
 from placer import microversions as mv
 from placer.http import util
-from placer.http.negotiation import validator
 from placer.microversions import Version
 from placer.schemas import (
     aggregates,
@@ -35,6 +34,7 @@ from placer.schemas import (
     usages,
 )
 from placer.schemas import responses as r
+from placer.schemas.validation import validator
 from placer.schemas.versioned import Since
 
 Answers = Mapping[int, dict | None]  # status -> body schema (None: no body)

@@ -6,9 +6,9 @@ clients see that text, so these dicts are laid out as the reference's are.
 
 import re
 
-from placer.http.negotiation import validator
 from placer.model.inventory import MAX_INT, MAX_RATIO
 from placer.model.names import NAME_PATTERN
+from placer.schemas.validation import validator
 
 
 def _bounded(minimum: int) -> dict:

@@ -3,9 +3,9 @@ consumer (the POST /allocations shape of the same microversion, {} allowed)."""
 
 import functools
 
-from placer.http.negotiation import validator
 from placer.schemas import allocations
 from placer.schemas.inventories import ALL_SCHEMA
+from placer.schemas.validation import validator
 
 
 @functools.cache

@@ -1,7 +1,7 @@
 """Request bodies for /resource_classes."""
 
-from placer.http.negotiation import validator
 from placer.model.names import CUSTOM_PATTERN
+from placer.schemas.validation import validator
 
 NAME = {"type": "string", "pattern": CUSTOM_PATTERN, "maxLength": 255}
 

@@ -3,19 +3,15 @@
 Clients see jsonschema's messages verbatim (schema and instance printed), so
 every schema here has the reference's content and key order. Query values
 that the schema only types as strings (member_of, required, resources) are
-parsed here too, with the reference's texts and in its order of checks.
+read here too (by placer.model.query_values), in the reference's order of checks.
 """
 
 import copy
 
-import jsonschema
-
-from placer import exceptions
 from placer import microversions as mv
-from placer.http import query
-from placer.http.negotiation import validator
 from placer.microversions import Version
-from placer.model.query_values import parse_member_of, parse_resources, parse_traits
+from placer.model import query_values
+from placer.schemas.validation import QUERY_FORMATS, check_query, validator
 from placer.schemas.versioned import Since
 
 _NAME = {"type": "string", "maxLength": 200}
@@ -55,11 +51,7 @@ def _query_validator(boundary: Version):
         "properties": {name: dict(s) for name, s, since in _QUERY_PARAMS if boundary >= since},
         "additionalProperties": False,
     }
-    # The reference checks the query with jsonschema's own format checker,
-    # whose 'uuid' (unlike the bodies') insists on the dashed form.
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, format_checker=jsonschema.FormatChecker())
+    return validator(schema, QUERY_FORMATS)
 
 
 # The query schema of each window: one more parameter at each step.
@@ -70,53 +62,19 @@ def parse_list_query(pairs: list[tuple[str, str]], version: Version) -> dict:
     """The filters of GET /resource_providers (``pairs`` from
     placer.http.query.pairs), as keyword arguments for
     ``placer.db.resource_providers.ProviderFilter``; BadRequest when invalid."""
-    values: dict[str, list[str]] = {}
-    for key, value in pairs:
-        values.setdefault(key, []).append(value)
-    # The reference validates a dict view of the query: first position, last value.
-    last = {key: vals[-1] for key, vals in values.items()}
-    query.validate(last, QUERY.at(version))
+    values, last = query_values.group(pairs)
+    check_query(last, QUERY.at(version))
 
     filters: dict = {}
     if "member_of" in values:
-        filters["member_of"], filters["forbidden_aggs"] = _member_of(values["member_of"],
-                                                                     version)
+        filters["member_of"], filters["forbidden_aggs"] = query_values.read_member_of(
+            values["member_of"], version)
     if "required" in values:
-        filters["required"], filters["forbidden_traits"] = _required(values["required"],
-                                                                     version)
+        filters["required"], filters["forbidden_traits"] = query_values.read_required(
+            values["required"], version)
     for key in ("uuid", "name", "in_tree"):
         if key in last:
             filters[key] = last[key]
     if "resources" in last:
-        filters["resources"] = parse_resources(last["resources"])
+        filters["resources"] = query_values.parse_resources(last["resources"])
     return filters
-
-
-def _member_of(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
-    if version < mv.MULTIPLE_MEMBER_OF and len(raw) > 1:
-        raise exceptions.BadRequest("Multiple member_of parameters are not supported")
-    any_of: list[list[str]] = []
-    forbidden: list[str] = []
-    for value in raw:
-        required, excluded = parse_member_of(value)
-        if required:
-            any_of.append(required)
-        if excluded:
-            if version < mv.FORBIDDEN_AGGREGATES:
-                raise exceptions.BadRequest(
-                    "Forbidden member_of parameters are not supported in the specified "
-                    "microversion")
-            forbidden += [agg for agg in excluded if agg not in forbidden]
-    return any_of, forbidden
-
-
-def _required(raw: list[str], version: Version) -> tuple[list[list[str]], list[str]]:
-    if version < mv.ANY_TRAITS:
-        raw = raw[-1:]  # before 1.39 a repeated 'required' meant its last value
-    clauses: list[list[str]] = []
-    forbidden: list[str] = []
-    for value in raw:
-        more, less = parse_traits(value, version >= mv.FORBIDDEN_TRAITS, version >= mv.ANY_TRAITS)
-        clauses += more
-        forbidden += [t for t in less if t not in forbidden]
-    return clauses, forbidden

@@ -4,7 +4,7 @@ Key order matters: jsonschema quotes the schema in its messages, and the
 reference's texts are what clients see.
 """
 
-from placer.http.negotiation import validator
+from placer.schemas.validation import validator
 
 TRAIT_NAME = {"type": "string", "minLength": 1, "maxLength": 255}
 

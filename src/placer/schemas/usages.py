@@ -1,7 +1,7 @@
 """GET /usages query (1.9; consumer_type 1.38)."""
 
-from placer.http.negotiation import validator
 from placer.model.names import NAME_PATTERN
+from placer.schemas.validation import validator
 
 _EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 
