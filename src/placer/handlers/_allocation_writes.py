@@ -6,18 +6,19 @@ from collections.abc import Callable
 
 from placer import exceptions
 from placer.db import allocations as db
+from placer.http.request import Request
 
 
-def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
+def consumer_write(req: Request, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
     """A ConsumerWrite from one consumer's validated body."""
     allocs = data["allocations"]
     if isinstance(allocs, list):  # before 1.12: a list naming each provider
         allocs = {a["resource_provider"]["uuid"]: {"resources": a["resources"]}
                   for a in allocs}
     placement = req.context.conf.placement
-    project = data.get("project_id")
-    user = data.get("user_id")
-    if project is None:  # before 1.8 writes carry no owner
+    if "project_id" in data:  # the schemas require both from 1.8
+        project, user = data["project_id"], data["user_id"]
+    else:  # before 1.8 writes carry no owner
         project = placement.incomplete_consumer_project_id
         user = placement.incomplete_consumer_user_id
     return db.ConsumerWrite(
@@ -28,7 +29,7 @@ def consumer_write(req, consumer_uuid: str, data: dict) -> db.ConsumerWrite:
         consumer_type=data.get("consumer_type"))
 
 
-def write(req, fn: Callable[..., None], *args, unknown_class: str, changed: str) -> None:
+def write(req: Request, fn: Callable[..., None], *args, unknown_class: str, changed: str) -> None:
     """``fn(conn, *args)`` in one write transaction, run again when a provider
     generation moved meanwhile (allocation_conflict_retry_count times in all).
     The detail of an unknown resource class follows ``unknown_class``, that of

@@ -2,23 +2,26 @@
 
 import uuid as uuidlib
 
+import falcon
+
 from placer import exceptions, policy
 from placer.db import aggregates as db
 from placer.db import resource_providers as rp_db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.request import Request
 from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
 from placer.schemas import api
 
 
-def _check_version(req) -> None:
+def _check_version(req: Request) -> None:
     # The reference negotiates content before the version on this route, so
     # the routing table may send 1.0 here: a 406/415 has been given already.
     if not util.want(req, PROVIDER_AGGREGATES):
         raise exceptions.NotFound()
 
 
-def _send(req, resp, uuids: list[str], generation: int) -> None:
+def _send(req: Request, resp: falcon.Response, uuids: list[str], generation: int) -> None:
     body: dict = {"aggregates": uuids}
     if util.want(req, AGGREGATES_GENERATION):
         body["resource_provider_generation"] = generation
@@ -34,7 +37,7 @@ def _storable(value: str) -> str:
 
 
 @returns_json
-def list_aggregates(req, resp, uuid):
+def list_aggregates(req: Request, resp: falcon.Response, uuid):
     _check_version(req)
     req.context.auth.can(policy.AGGREGATES_LIST)
     uuids, generation = req.context.db.read(db.provider_aggregates, uuid)
@@ -42,7 +45,7 @@ def list_aggregates(req, resp, uuid):
 
 
 @takes_json
-def set_aggregates(req, resp, uuid):
+def set_aggregates(req: Request, resp: falcon.Response, uuid):
     _check_version(req)
     req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)

@@ -2,16 +2,19 @@
 
 import random
 
+import falcon
+
 from placer import policy
 from placer.candidates import render
 from placer.candidates.request import parse_query
 from placer.db import candidates as db
 from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
+from placer.http.request import Request
 
 
 @returns_json
-def list_candidates(req, resp):
+def list_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_LIST)
     version = util.version(req)
     request = parse_query(query.pairs(req), version)

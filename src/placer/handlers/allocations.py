@@ -3,6 +3,7 @@
 
 import uuid as uuidlib
 
+import falcon
 from oslo_utils import uuidutils
 
 from placer import exceptions, policy
@@ -11,6 +12,7 @@ from placer.db import resource_providers as providers_db
 from placer.handlers import _allocation_writes as allocation_writes
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.request import Request
 from placer.microversions import ALLOCATIONS_DICT, CONSUMER_GENERATIONS, CONSUMER_TYPES
 from placer.schemas import api
 
@@ -18,10 +20,10 @@ _CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
 
 
 @returns_json
-def list_for_consumer(req, resp, consumer_uuid):
+def list_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
     req.context.auth.can(policy.ALLOCATIONS_LIST)
     found = req.context.db.read(db.for_consumer, consumer_uuid)
-    body = {"allocations": found.by_provider}
+    body: dict[str, object] = {"allocations": found.by_provider}
     if found.by_provider and util.want(req, ALLOCATIONS_DICT):
         body["project_id"], body["user_id"] = found.project_id, found.user_id
         if util.want(req, CONSUMER_GENERATIONS):
@@ -32,7 +34,7 @@ def list_for_consumer(req, resp, consumer_uuid):
 
 
 @returns_json
-def list_for_provider(req, resp, uuid):
+def list_for_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_ALLOCATIONS_LIST)
 
     def read(conn):
@@ -48,14 +50,14 @@ def list_for_provider(req, resp, uuid):
                    last_modified=last)
 
 
-def _replace(req, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> None:
+def _replace(req: Request, writes: list[db.ConsumerWrite], unknown_class_prefix: str) -> None:
     rules = db.WriteRules(check_generation=util.want(req, CONSUMER_GENERATIONS))
     allocation_writes.write(req, db.replace, writes, rules,
                             unknown_class=unknown_class_prefix, changed=_CHANGED)
 
 
 @takes_json
-def set_for_consumer(req, resp, consumer_uuid):
+def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
     req.context.auth.can(policy.ALLOCATIONS_UPDATE)
     if not uuidutils.is_uuid_like(consumer_uuid):
         raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
@@ -67,7 +69,7 @@ def set_for_consumer(req, resp, consumer_uuid):
 
 
 @takes_json
-def set_many(req, resp):
+def set_many(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATIONS_MANAGE)
     data = json_body(req, api.body(req))
     writes = [allocation_writes.consumer_write(req, str(uuidlib.UUID(c)), body)
@@ -76,7 +78,7 @@ def set_many(req, resp):
     util.no_content(resp)
 
 
-def delete_for_consumer(req, resp, consumer_uuid):
+def delete_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
     req.context.auth.can(policy.ALLOCATIONS_DELETE)
     req.context.db.write(db.delete_for_consumer, consumer_uuid)
     util.no_content(resp)

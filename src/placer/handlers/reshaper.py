@@ -2,19 +2,22 @@
 
 import uuid as uuidlib
 
+import falcon
+
 from placer import policy
 from placer.db import allocations as allocations_db
 from placer.db import reshaper as db
 from placer.handlers import _allocation_writes as allocation_writes
 from placer.http import util
 from placer.http.negotiation import json_body, takes_json
+from placer.http.request import Request
 from placer.microversions import RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import api
 
 
 @takes_json
-def reshape(req, resp):
+def reshape(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESHAPE)
     data = json_body(req, api.body(req))
     providers = [

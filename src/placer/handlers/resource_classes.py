@@ -1,19 +1,22 @@
 """/resource_classes (1.2) and /resource_classes/{name}."""
 
+import falcon
+
 from placer import exceptions, policy
 from placer.db import resource_classes as db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.request import Request
 from placer.microversions import PUT_RESOURCE_CLASS
 from placer.schemas import api
 from placer.schemas import resource_classes as schema
 
 
-def _url(req, name: str) -> str:
+def _url(req: Request, name: str) -> str:
     return f"{util.url_prefix(req)}/resource_classes/{name}"
 
 
-def _render(req, rc) -> dict:
+def _render(req: Request, rc) -> dict:
     return {"name": rc.name, "links": [{"rel": "self", "href": _url(req, rc.name)}]}
 
 
@@ -23,7 +26,7 @@ def _stamp(rc):
 
 
 @returns_json
-def list_classes(req, resp):
+def list_classes(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_CLASSES_LIST)
     classes = req.context.db.read(db.list_all)
     stamps = [_stamp(rc) for rc in classes]
@@ -33,7 +36,7 @@ def list_classes(req, resp):
 
 
 @takes_json
-def create_class(req, resp):
+def create_class(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_CLASSES_CREATE)
     name = json_body(req, api.body(req))["name"]
     req.context.db.write(db.create, name)
@@ -41,14 +44,14 @@ def create_class(req, resp):
 
 
 @returns_json
-def show_class(req, resp, name):
+def show_class(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.RESOURCE_CLASSES_SHOW)
     rc = req.context.db.read(db.get, name)
     util.send_json(req, resp, _render(req, rc), last_modified=_stamp(rc))
 
 
 @takes_json(before=PUT_RESOURCE_CLASS)
-def update_class(req, resp, name):
+def update_class(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.RESOURCE_CLASSES_UPDATE)
     if util.want(req, PUT_RESOURCE_CLASS):
         # 1.7+: bodiless create-or-verify; the name in the path is validated
@@ -64,7 +67,7 @@ def update_class(req, resp, name):
     util.send_json(req, resp, _render(req, rc))
 
 
-def delete_class(req, resp, name):
+def delete_class(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.RESOURCE_CLASSES_DELETE)
     req.context.db.write(db.delete, name)
     util.no_content(resp)

@@ -3,12 +3,14 @@
 import re
 import uuid as uuidlib
 
+import falcon
 import orjson
 
 from placer import policy
 from placer.db import resource_providers as db
 from placer.http import query, util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.request import Request
 from placer.microversions import (
     ALLOCATIONS_LINK,
     BASE,
@@ -26,11 +28,11 @@ _RELS = (("inventories", BASE), ("usages", BASE), ("aggregates", PROVIDER_AGGREG
          ("traits", TRAITS), ("allocations", ALLOCATIONS_LINK))
 
 
-def _url(req, uuid: str) -> str:
+def _url(req: Request, uuid: str) -> str:
     return f"{util.url_prefix(req)}/resource_providers/{uuid}"
 
 
-def _render(req, rp: db.Provider) -> dict:
+def _render(req: Request, rp: db.Provider) -> dict:
     url = _url(req, rp.uuid)
     links = [{"rel": "self", "href": url}]
     links += [{"rel": rel, "href": f"{url}/{rel}"} for rel, since in _RELS
@@ -66,7 +68,7 @@ def _link_pieces(rels: list[str]) -> list[str]:
     return pieces
 
 
-def _render_rows(req, rows) -> list[dict]:
+def _render_rows(req: Request, rows) -> list[dict]:
     """The bodies of listed providers (db.list_filtered rows), as _render
     gives them, with what the microversion shows decided once per request.
     A provider's links go to the encoder as one pre-encoded fragment: fixed
@@ -90,7 +92,7 @@ def _render_rows(req, rows) -> list[dict]:
 
 
 @returns_json
-def list_providers(req, resp):
+def list_providers(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_LIST)
     parsed = schema.parse_list_query(query.pairs(req), util.version(req))
     filters = db.ProviderFilter(**parsed)
@@ -100,7 +102,7 @@ def list_providers(req, resp):
 
 
 @takes_json
-def create_provider(req, resp):
+def create_provider(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_CREATE)
     data = json_body(req, api.body(req))
     # a given uuid is stored in its canonical form (dashed, lower case)
@@ -114,14 +116,14 @@ def create_provider(req, resp):
 
 
 @returns_json
-def show_provider(req, resp, uuid):
+def show_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_SHOW)
     rp = req.context.db.read(db.get, uuid)
     util.send_json(req, resp, _render(req, rp), last_modified=_stamp(rp))
 
 
 @takes_json
-def update_provider(req, resp, uuid):
+def update_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
     req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
     data = json_body(req, api.body(req))
@@ -135,7 +137,7 @@ def update_provider(req, resp, uuid):
         resp.delete_header("Last-Modified")
 
 
-def delete_provider(req, resp, uuid):
+def delete_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_DELETE)
     req.context.db.write(db.delete, uuid)
     util.no_content(resp)

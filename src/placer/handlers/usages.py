@@ -1,15 +1,18 @@
 """GET /resource_providers/{uuid}/usages and GET /usages (1.9)."""
 
+import falcon
+
 from placer import policy
 from placer.db import usages as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
+from placer.http.request import Request
 from placer.microversions import CONSUMER_TYPES
 from placer.schemas import api, validation
 
 
 @returns_json
-def provider_usages(req, resp, uuid):
+def provider_usages(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_USAGES)
     provider, usages = req.context.db.read(db.for_provider, uuid)
     # From 1.15 Last-Modified is "now": usage is a live sum, not a stored row.
@@ -18,7 +21,7 @@ def provider_usages(req, resp, uuid):
 
 
 @returns_json
-def total_usages(req, resp):
+def total_usages(req: Request, resp: falcon.Response):
     params = query.as_dict(req)
     # The target carries the project so project readers may see their own.
     req.context.auth.can(policy.TOTAL_USAGES, {"project_id": params.get("project_id")})

@@ -14,6 +14,7 @@ import falcon.constants
 
 from placer import exceptions, microversions
 from placer.http import negotiation
+from placer.http.request import Request
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Resource:
         method = self.methods[verb]
         handler = method.resolve()
 
-        def respond(req: falcon.Request, resp: falcon.Response, **params):
+        def respond(req: Request, resp: falcon.Response, **params):
             version = req.context.version
             if not version.matches(self.since):
                 raise exceptions.NotFound()

@@ -7,22 +7,23 @@ import falcon
 import orjson
 
 from placer import microversions
+from placer.http.request import Request
 from placer.microversions import Version
 
 
-def want(req: falcon.Request, version: Version) -> bool:
+def want(req: Request, version: Version) -> bool:
     """True when the request's microversion is at least ``version``."""
     return req.context.version.matches(version)
 
 
-def version(req: falcon.Request) -> Version:
+def version(req: Request) -> Version:
     """The request's microversion as a plain ``(major, minor)`` tuple, the form
     the schemas, the candidate engine and ``placer.microversions`` use."""
     v = req.context.version
     return (v.major, v.minor)
 
 
-def send_json(req: falcon.Request, resp: falcon.Response, body, status: int = 200,
+def send_json(req: Request, resp: falcon.Response, body, status: int = 200,
               last_modified: datetime.datetime | None = None) -> None:
     resp.status = status
     resp.content_type = "application/json"
@@ -30,7 +31,7 @@ def send_json(req: falcon.Request, resp: falcon.Response, body, status: int = 20
     set_last_modified(req, resp, last_modified)
 
 
-def set_last_modified(req: falcon.Request, resp: falcon.Response,
+def set_last_modified(req: Request, resp: falcon.Response,
                       when: datetime.datetime | None = None) -> None:
     """From 1.15 responses say when their content last changed (now, for
     composite answers) and that they must not be cached."""
@@ -58,6 +59,6 @@ def no_content(resp: falcon.Response, status: int = 204, location: str | None = 
         resp.location = location
 
 
-def url_prefix(req: falcon.Request) -> str:
+def url_prefix(req: Request) -> str:
     """Links are relative to where the service is mounted (SCRIPT_NAME)."""
     return req.env.get("SCRIPT_NAME", "")
