@@ -13,6 +13,7 @@ from placer.model.inventory import (
     MAX_INT,
     Inventory,
     amount_within_units,
+    can_take,
     capacity_problem,
     is_finite_ratio,
     over_capacity,
@@ -171,3 +172,39 @@ def test_amount_within_units_defaults_accept_up_to_max_int():
 def test_over_capacity(used, expected):
     inv = Inventory("VCPU", 8, reserved=2, allocation_ratio=2.0)  # capacity 12
     assert over_capacity(inv, used) is expected
+
+
+@pytest.mark.parametrize(("used", "amount", "already", "expected"), [
+    (0, 4, 0, True),
+    (0, 3, 0, False),    # off step
+    (0, 2, 0, False),    # below min_unit
+    (0, 8, 0, True),     # == max_unit
+    (0, 10, 0, False),   # over max_unit
+    (0, 4, 4, True),     # the candidate's total == max_unit
+    (0, 4, 6, False),    # the candidate's total over max_unit
+    (4, 8, 0, True),     # used + amount == capacity (12)
+    (6, 8, 0, False),    # over capacity
+    (6, 4, 4, False),    # used + the candidate's total over capacity
+])
+def test_can_take(used, amount, already, expected):
+    inv = Inventory("VCPU", 8, reserved=2, min_unit=4, max_unit=8, step_size=2,
+                    allocation_ratio=2.0)  # capacity 12
+    assert can_take(inv, used, amount, already) is expected
+
+
+def test_can_take_is_the_engines_fits():
+    """The candidate engine's Provider.fits applies the same rule to its
+    records (a tuple with the capacity computed once)."""
+    from placer.candidates.snapshot import Inventory as Record
+    from placer.candidates.snapshot import Provider
+
+    fields = {"total": 8, "reserved": 2, "min_unit": 2, "max_unit": 6, "step_size": 2,
+              "allocation_ratio": 1.5}
+    model, record = Inventory("VCPU", **fields), Record(**fields)
+    for used in range(0, 12):
+        provider = Provider(1, "u", "n", None, 1, inventories={"VCPU": record},
+                            usages={"VCPU": used})
+        for amount in range(0, 12):
+            for already in range(0, 8):
+                assert provider.fits("VCPU", amount, already) == can_take(
+                    model, used, amount, already) == can_take(record, used, amount, already)

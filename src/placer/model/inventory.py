@@ -104,6 +104,19 @@ def amount_within_units(inv, amount: int) -> bool:
     return inv.min_unit <= amount <= inv.max_unit and amount % inv.step_size == 0
 
 
+def can_take(inv, used: int, amount: int, already: int = 0) -> bool:
+    """Whether ``amount`` more fits in ``inv`` (a model or an engine record)
+    as one request group's share, ``used`` being allocated already.
+
+    ``already`` is what the same candidate takes from this inventory for
+    other groups: the unit rules apply to each group's amount, max_unit and
+    capacity to the candidate's total (as the reference does).
+    """
+    total = already + amount
+    return (amount_within_units(inv, amount) and total <= inv.max_unit
+            and used + total <= inv.capacity)
+
+
 def over_capacity(inv: Inventory, used: int) -> bool:
     """Usage exceeds what the inventory can now offer (allowed, but noted)."""
     return used > inv.capacity
