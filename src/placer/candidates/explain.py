@@ -313,12 +313,15 @@ Filter = tuple[str, object]
 def _filters(group: RequestGroup) -> list[Filter]:
     """The group's trait and aggregate filters, in funnel order: the positive
     ones first, since a group without resources matches nothing without one."""
-    return ([("required", t) for t in sorted(group.required)]
-            + [("any_of", s) for s in group.any_of]
-            + [("member_of", s) for s in group.member_of]
-            + [("forbidden", t) for t in sorted(group.forbidden)]
-            + [("forbidden_aggregate", a) for a in sorted(group.forbidden_aggs)]
-            + ([("in_tree", group.in_tree)] if group.in_tree is not None else []))
+    filters: list[Filter] = []
+    filters += [("required", t) for t in sorted(group.required)]
+    filters += [("any_of", s) for s in group.any_of]
+    filters += [("member_of", s) for s in group.member_of]
+    filters += [("forbidden", t) for t in sorted(group.forbidden)]
+    filters += [("forbidden_aggregate", a) for a in sorted(group.forbidden_aggs)]
+    if group.in_tree is not None:
+        filters.append(("in_tree", group.in_tree))
+    return filters
 
 
 def _text(f: Filter) -> str:
