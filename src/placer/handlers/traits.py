@@ -1,10 +1,13 @@
 """/traits and /traits/{name} (1.6), and /resource_providers/{uuid}/traits (1.6)."""
 
+import falcon
+
 from placer import exceptions, policy
 from placer.db import traits as db
 from placer.http import query as querystring
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.request import Request
 from placer.model import names, query_values
 from placer.schemas import api, validation
 
@@ -13,7 +16,7 @@ BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 cha
              '"0"-"9" and "_"')
 
 
-def _url(req, name: str) -> str:
+def _url(req: Request, name: str) -> str:
     return f"{util.url_prefix(req)}/traits/{name}"
 
 
@@ -35,7 +38,7 @@ def _list_filters(query: dict[str, str], schema) -> dict:
 
 
 @returns_json
-def list_traits(req, resp):
+def list_traits(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.TRAITS_LIST)
     filters = _list_filters(querystring.as_dict(req), api.query(req))
     traits = req.context.db.read(db.list_traits, **filters)
@@ -43,14 +46,14 @@ def list_traits(req, resp):
                    last_modified=_stamp(traits))
 
 
-def show_trait(req, resp, name):
+def show_trait(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.TRAITS_SHOW)
     trait = req.context.db.read(db.get, name)
     util.no_content(resp)
     util.set_last_modified(req, resp, trait.created_at)
 
 
-def create_trait(req, resp, name):
+def create_trait(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.TRAITS_UPDATE)
     if not names.is_valid_custom_trait(name):
         raise exceptions.BadRequest(BAD_TRAIT)
@@ -59,20 +62,20 @@ def create_trait(req, resp, name):
     util.set_last_modified(req, resp, trait.created_at)
 
 
-def delete_trait(req, resp, name):
+def delete_trait(req: Request, resp: falcon.Response, name):
     req.context.auth.can(policy.TRAITS_DELETE)
     req.context.db.write(db.delete_custom, name)
     util.no_content(resp)
 
 
-def _send_provider_traits(req, resp, traits, generation: int) -> None:
+def _send_provider_traits(req: Request, resp: falcon.Response, traits, generation: int) -> None:
     util.send_json(req, resp, {"traits": [t.name for t in traits],
                                "resource_provider_generation": generation},
                    last_modified=_stamp(traits))
 
 
 @returns_json
-def list_provider_traits(req, resp, uuid):
+def list_provider_traits(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_TRAITS_LIST)
     try:
         traits, generation = req.context.db.read(db.provider_traits, uuid)
@@ -83,7 +86,7 @@ def list_provider_traits(req, resp, uuid):
 
 
 @takes_json
-def set_provider_traits(req, resp, uuid):
+def set_provider_traits(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_TRAITS_UPDATE)
     data = json_body(req, api.body(req))
     # a whole float such as 3.0 is a valid integer to jsonschema
@@ -92,7 +95,7 @@ def set_provider_traits(req, resp, uuid):
     _send_provider_traits(req, resp, traits, generation)
 
 
-def delete_provider_traits(req, resp, uuid):
+def delete_provider_traits(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_TRAITS_DELETE)
     req.context.db.write(db.delete_provider_traits, uuid)
     util.no_content(resp)

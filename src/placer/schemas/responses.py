@@ -146,7 +146,7 @@ def provider_allocations(with_consumer_generation: bool) -> dict:
 def consumer_allocations(version_fields: list[str]) -> dict:
     """GET /allocations/{consumer}: by provider; ``version_fields`` are the
     consumer fields of the version, there when the consumer holds anything."""
-    fields = {"project_id": {"type": "string"}, "user_id": {"type": "string"},
+    fields: dict[str, dict] = {"project_id": {"type": "string"}, "user_id": {"type": "string"},
               "consumer_generation": {"type": ["integer", "null"]},
               "consumer_type": {"type": "string"}}
     properties = {"allocations": by_uuid(closed({"generation": GENERATION,
