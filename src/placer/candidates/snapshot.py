@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
-from placer.model.inventory import capacity
+from placer.model.inventory import can_take, capacity
 
 SHARING_TRAIT = "MISC_SHARES_VIA_AGGREGATE"
 
@@ -81,22 +81,11 @@ class Provider:
         return SHARING_TRAIT in self.traits
 
     def fits(self, rc: str, amount: int, already: int = 0) -> bool:
-        """Whether ``amount`` more of ``rc`` fits as one request's share.
-
-        ``already`` is what the same candidate takes from this provider and
-        class for other groups: unit rules apply to each group's amount, while
-        capacity and max_unit apply to the candidate's total (as upstream).
-        """
+        """Whether ``amount`` more of ``rc`` fits as one request group's share,
+        ``already`` being what the same candidate takes from it for other
+        groups (model.inventory.can_take)."""
         inv = self.inventories.get(rc)
-        if inv is None:
-            return False
-        total = already + amount
-        return (
-            inv.min_unit <= amount <= inv.max_unit
-            and amount % inv.step_size == 0
-            and total <= inv.max_unit
-            and self.usages.get(rc, 0) + total <= inv.capacity
-        )
+        return inv is not None and can_take(inv, self.usages.get(rc, 0), amount, already)
 
 
 class Snapshot:
