@@ -25,7 +25,8 @@ def allocation_request(candidate: Candidate, version: Version) -> dict:
     if version < ALLOCATIONS_DICT:
         return {"allocations": [{"resource_provider": {"uuid": uuid}, "resources": res}
                                 for uuid, res in allocations.items()]}
-    body = {"allocations": {uuid: {"resources": res} for uuid, res in allocations.items()}}
+    body: dict[str, object] = {
+        "allocations": {uuid: {"resources": res} for uuid, res in allocations.items()}}
     if version >= GROUP_MAPPINGS:
         body["mappings"] = candidate.mappings()
     return body

@@ -20,7 +20,7 @@ import collections
 import functools
 import random
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -164,7 +164,7 @@ class _Walk:
                 rng: random.Random | None = None) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
         if rng is not None:
-            roots = self.conn.exec_driver_sql(self.roots_sql).scalars().all()
+            roots = list(self.conn.exec_driver_sql(self.roots_sql).scalars())
             rng.shuffle(roots)
             chunks: Iterable[list[int]] = _chunks(roots, first, largest)
         else:
@@ -177,9 +177,9 @@ class _Walk:
     def _in_id_order(self, size: int, largest: int) -> Iterator[list[int]]:
         after = -1
         while True:
-            ids = self.conn.exec_driver_sql(
+            ids = list(self.conn.exec_driver_sql(
                 f"{self.roots_sql} AND resource_providers.id > {int(after)}"
-                f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all()
+                f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all())
             if ids:
                 yield ids
             if len(ids) < size:
@@ -395,9 +395,10 @@ def _served_by(tests: "_Tests", served) -> sa.ColumnElement:
             q.c.root_provider_id == root, link.c.aggregate_id.in_(their_aggs))))
 
 
-_BUILD = {"root_has": _root_has, "root_lacks": _root_lacks, "in_tree": _in_tree,
-          "not_in_aggs": _not_in_aggs, "member_of": _member_of, "traits": _traits,
-          "class": _class, "granular": _granular}
+_BUILD: dict[str, Callable[..., sa.ColumnElement]] = {
+    "root_has": _root_has, "root_lacks": _root_lacks, "in_tree": _in_tree,
+    "not_in_aggs": _not_in_aggs, "member_of": _member_of, "traits": _traits,
+    "class": _class, "granular": _granular}
 
 
 def _class_is(inv, rc_id: int) -> sa.ColumnElement:
@@ -529,7 +530,7 @@ _LOAD = {
 }
 
 
-def _load(conn: Connection, query: str, ids: Iterable[int]) -> list:
+def _load(conn: Connection, query: str, ids: Iterable[int]) -> Sequence[sa.Row]:
     listed = ",".join(map(str, sorted(set(map(int, ids)))))
     return conn.exec_driver_sql(_LOAD[query].format(ids=listed)).all()
 
