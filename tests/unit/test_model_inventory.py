@@ -208,3 +208,24 @@ def test_can_take_is_the_engines_fits():
             for already in range(0, 8):
                 assert provider.fits("VCPU", amount, already) == can_take(
                     model, used, amount, already) == can_take(record, used, amount, already)
+
+
+def test_rule_parts_together_are_can_take():
+    """explain names the part that refuses an amount: the parts must add up
+    to can_take for a group's amount alone."""
+    from placer.model.inventory import RULE_PARTS
+
+    assert list(RULE_PARTS) == ["capacity", "min_unit", "max_unit", "step_size"]
+    for step in (1, 2, 3):
+        inv = Inventory("VCPU", 8, reserved=2, min_unit=2, max_unit=6, step_size=step,
+                        allocation_ratio=1.5)  # capacity 9
+        for used in range(0, 11):
+            for amount in range(0, 12):
+                parts = {name: rule(inv, used, amount) for name, rule in RULE_PARTS.items()}
+                assert all(parts.values()) == can_take(inv, used, amount), (used, amount, parts)
+    # each part can be the only one refusing
+    inv = Inventory("VCPU", 8, min_unit=2, max_unit=6, step_size=2)
+    assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 4, 6)] == ["capacity"]
+    assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 0, 1)] == ["min_unit", "step_size"]
+    assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 0, 8)] == ["max_unit"]
+    assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 0, 3)] == ["step_size"]

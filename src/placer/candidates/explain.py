@@ -33,11 +33,12 @@ from placer import exceptions
 from placer.candidates import _domains, _solver, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider, Snapshot
+from placer.model import inventory
 
 # Candidates are counted up to this many (the answer may hold more).
 COUNT_CAP = 1000
 
-RESOURCE_KINDS = ("capacity", "min_unit", "max_unit", "step_size")
+RESOURCE_KINDS = tuple(inventory.RULE_PARTS)
 
 
 @dataclass
@@ -207,15 +208,8 @@ def _free(p: Provider, rc: str) -> int:
 
 
 def _unit_ok(kind: str, p: Provider, rc: str, amount: int) -> bool:
-    """One part of Provider.fits (all four together are exactly fits)."""
-    inv = p.inventories[rc]
-    if kind == "capacity":
-        return p.usages.get(rc, 0) + amount <= inv.capacity
-    if kind == "min_unit":
-        return inv.min_unit <= amount
-    if kind == "max_unit":
-        return amount <= inv.max_unit
-    return amount % inv.step_size == 0
+    """One part of Provider.fits for an amount alone (model.inventory.RULE_PARTS)."""
+    return inventory.RULE_PARTS[kind](p.inventories[rc], p.usages.get(rc, 0), amount)
 
 
 def _unit_detail(kind: str, pool: list[Provider], rc: str) -> str:

@@ -7,6 +7,8 @@ candidate engine share these (db/capacity.py says the same rules in SQL).
 import dataclasses
 import datetime
 import math
+from collections.abc import Callable
+from typing import Any
 
 from placer import exceptions
 
@@ -115,6 +117,18 @@ def can_take(inv, used: int, amount: int, already: int = 0) -> bool:
     total = already + amount
     return (amount_within_units(inv, amount) and total <= inv.max_unit
             and used + total <= inv.capacity)
+
+
+# can_take for one group's amount, in parts named by the field that sets
+# each: explain reports which part refuses. All parts hold exactly when
+# can_take(inv, used, amount) does (a unit test pins it); can_take itself is
+# written out because the candidate search calls it for every option.
+RULE_PARTS: dict[str, Callable[[Any, int, int], bool]] = {
+    "capacity": lambda inv, used, amount: used + amount <= inv.capacity,
+    "min_unit": lambda inv, used, amount: inv.min_unit <= amount,
+    "max_unit": lambda inv, used, amount: amount <= inv.max_unit,
+    "step_size": lambda inv, used, amount: amount % inv.step_size == 0,
+}
 
 
 def over_capacity(inv: Inventory, used: int) -> bool:
