@@ -18,6 +18,7 @@ from placer.microversions import (
 
 ROUTES = {
     "/": {"GET": M("root:home")},
+    "/openapi.json": {"GET": M("openapi:document")},  # not the reference's: README
     "/resource_classes": {
         "GET": M("resource_classes:list_classes", RESOURCE_CLASSES),
         "POST": M("resource_classes:create_class", RESOURCE_CLASSES),

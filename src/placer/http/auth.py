@@ -13,8 +13,13 @@ CONTEXT_ENVIRON = "placement.context"
 LOG = logging.getLogger("placement.auth")
 
 
+# Served without authentication: the API description (not the reference's).
+OPENAPI_PATH = "/openapi.json"
+
+
 def _is_root(environ) -> bool:
-    return environ.get("PATH_INFO", "") in ("/", "")
+    """The version document, or the API description: no token needed."""
+    return environ.get("PATH_INFO", "") in ("/", "", OPENAPI_PATH)
 
 
 class NoAuth:
@@ -25,7 +30,7 @@ class NoAuth:
         self.app = app
 
     def __call__(self, environ, start_response):
-        if environ.get("PATH_INFO") == "/":
+        if environ.get("PATH_INFO") in ("/", OPENAPI_PATH):
             return self.app(environ, start_response)
         token = environ.get("HTTP_X_AUTH_TOKEN")
         if token is None:

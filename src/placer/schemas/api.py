@@ -32,6 +32,7 @@ from placer.schemas import (
     resource_providers,
     traits,
     usages,
+    validation,
 )
 from placer.schemas import responses as r
 from placer.schemas.validation import validator
@@ -78,7 +79,7 @@ class Operation:
         return since.at(version)
 
     def at(self, version: Version) -> Window:
-        version = tuple(version)
+        version = (version[0], version[1])  # a microversion_parse.Version compares alike
         for window in reversed(self.windows):
             if version >= window.first:
                 return window
@@ -87,6 +88,14 @@ class Operation:
 
 def _steps(build, *versions: Version) -> dict[Version, Any]:
     return {version: build(version) for version in versions}
+
+
+def _with_provider(query):
+    """A candidate query validator that also takes explain's ``provider``."""
+    schema = query.schema
+    return validator({**schema, "properties": {
+        **schema["properties"], "provider": {"type": "string", "format": "uuid"}}},
+        validation.QUERY_FORMATS)
 
 
 NO_CONTENT: Answers = {204: None}
@@ -190,6 +199,11 @@ TABLE: dict[tuple[str, str], Operation] = {
          mv.NESTED_CANDIDATES: {200: r.candidates("dict", True, True)},
          mv.GROUP_MAPPINGS: {200: r.candidates("mappings", True, True)}},
         query=dict(allocation_candidates.QUERY.steps)),
+    # Placer's own: the same query plus provider=<uuid>; its answer is described
+    # by candidates/explain.py, not here
+    ("/allocation_candidates/explain", "GET"): Operation(
+        {mv.ALLOCATION_CANDIDATES: {200: {"type": "object"}}},
+        query={first: _with_provider(v) for first, v in allocation_candidates.QUERY.steps}),
     ("/usages", "GET"): Operation(
         {mv.TOTAL_USAGES: {200: r.TOTAL_USAGES}, mv.CONSUMER_TYPES: {200: r.TOTAL_USAGES_1_38}},
         query={mv.TOTAL_USAGES: usages.QUERY, mv.CONSUMER_TYPES: usages.QUERY_1_38}),

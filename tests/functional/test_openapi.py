@@ -1,0 +1,145 @@
+"""GET /openapi.json: one OpenAPI 3.1 document per microversion, written from
+the route table and the schema table, served without authentication.
+
+The live answers are checked against it by tests/functional/test_schemathesis.py.
+"""
+
+import pytest
+from keystonemiddleware import fixture as ks_fixture
+from openapi_spec_validator import validate
+
+from placer import microversions as mv
+from placer import wsgi
+from placer.http import openapi
+from placer.routes import ROUTES
+from placer.schemas import api as schemas
+from tests.helpers.api import Api, assert_error, make_conf
+
+ALL_VERSIONS = [(1, minor) for minor in range(40)]
+
+
+def _operations(document: dict) -> set[tuple[str, str]]:
+    return {(path, method.upper()) for path, ops in document["paths"].items() for method in ops}
+
+
+def test_schema_table_names_every_route_and_method_with_its_first_version():
+    routes = {(path, method): m.since for path, methods in ROUTES.items()
+              for method, m in methods.items()}
+    assert set(schemas.TABLE) == set(routes)
+    for key, operation in schemas.TABLE.items():
+        assert operation.since == routes[key], key
+        windows = operation.windows
+        assert windows[0].first == routes[key] and windows[-1].last == mv.MAX, key
+        for before, after in zip(windows, windows[1:], strict=False):
+            assert (before.last[0], before.last[1] + 1) == after.first, key
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS, ids=mv.text)
+def test_document_has_every_route_and_method_of_its_version(version):
+    document = openapi.document(version)
+    expected = {(path, method) for path, methods in ROUTES.items()
+                for method, m in methods.items() if version >= m.since}
+    assert _operations(document) == expected
+    assert document["info"]["version"] == mv.text(version)
+
+
+@pytest.mark.parametrize("version", [(1, 0), (1, 12), (1, 23), (1, 29), (1, 39)], ids=mv.text)
+def test_document_is_valid_openapi_3_1(version):
+    validate(openapi.document(version))
+
+
+def test_latest_document_has_every_route_of_the_table():
+    assert _operations(openapi.document(mv.MAX)) == {
+        (path, method) for path, methods in ROUTES.items() for method in methods}
+
+
+def test_operations_carry_the_schemas_the_handlers_validate_with():
+    """The body of PUT /allocations/{c} at each version is the validator's schema."""
+    for version in ALL_VERSIONS:
+        document = openapi.document(version)
+        for (path, method), operation in schemas.TABLE.items():
+            if version < operation.since:
+                continue
+            described = document["paths"][path][method.lower()]
+            window = operation.at(version)
+            if window.body is None:
+                assert "requestBody" not in described
+            else:
+                assert described["requestBody"]["content"]["application/json"]["schema"] == (
+                    window.body.schema)
+            window_text = {"first": mv.text(window.first), "last": mv.text(window.last)}
+            assert described["x-microversions"] == window_text
+            assert "500" not in described["responses"]
+
+
+def test_microversion_windows_show_in_the_documents():
+    old, new = openapi.document((1, 13)), openapi.document((1, 14))
+    before = old["paths"]["/resource_providers"]["post"]
+    after = new["paths"]["/resource_providers"]["post"]
+    body = after["requestBody"]["content"]["application/json"]["schema"]
+    assert "parent_provider_uuid" in body["properties"]
+    assert "parent_provider_uuid" not in (
+        before["requestBody"]["content"]["application/json"]["schema"]["properties"])
+    assert set(before["responses"]) >= {"201", "4XX"}
+    assert "/reshaper" not in old["paths"]
+    header = new["components"]["parameters"]["microversion"]
+    assert header["name"] == "OpenStack-API-Version"
+    assert header["schema"]["const"] == "placement 1.14"
+
+
+def _error_fields(version) -> list[str]:
+    error = openapi.document(version)["components"]["schemas"]["Error"]
+    return error["properties"]["errors"]["items"]["required"]
+
+
+def test_error_code_is_required_from_1_23():
+    assert "code" not in _error_fields((1, 22))
+    assert "code" in _error_fields((1, 23))
+
+
+def test_candidate_groups_are_named_with_their_pattern():
+    operation = openapi.document(mv.MAX)["paths"]["/allocation_candidates"]["get"]
+    params = {p.get("name"): p for p in operation["parameters"] if "name" in p}
+    assert params["resources"]["x-name-pattern"] == "^resources([a-zA-Z0-9_-]{1,64})?$"
+    assert {"limit", "group_policy", "root_required", "same_subtree", "in_tree"} <= set(params)
+
+
+def test_served_without_a_token(api):
+    r = api.get("/openapi.json", token=None)
+    assert r.status_code == 200, r.text
+    assert r.content_type == "application/json"
+    assert r.json == openapi.document(mv.MAX)
+    validate(r.json)
+
+
+def test_served_per_version(api):
+    r = api.get("/openapi.json?version=1.7", token=None)
+    assert r.status_code == 200, r.text
+    assert r.json["info"]["version"] == "1.7"
+    assert "/allocation_candidates" not in r.json["paths"]
+    assert api.get("/openapi.json?version=latest", token=None).json["info"]["version"] == "1.39"
+
+
+@pytest.mark.parametrize("query", ["version=1.40", "version=2.0", "version=x", "other=1"])
+def test_unknown_version_or_parameter_is_a_400(api, query):
+    assert_error(api.get(f"/openapi.json?{query}", token=None), 400)
+
+
+def test_other_paths_still_need_a_token(api):
+    assert api.get("/resource_providers", token=None).status_code == 401
+    assert api.get("/openapi.jsonx", token=None).status_code == 401
+
+
+def test_served_without_a_token_under_keystone(db, tmp_path):
+    tokens = ks_fixture.AuthTokenFixture()
+    tokens.setUp()
+    try:
+        conf = make_conf(tmp_path, api={"auth_strategy": "keystone"},
+                         keystone_authtoken={"www_authenticate_uri": "http://keystone.test/v3"})
+        client = Api(wsgi.create_app(conf, db))
+        r = client.get("/openapi.json", token=None)
+        assert r.status_code == 200, r.text
+        assert r.json["openapi"] == "3.1.0"
+        assert client.get("/resource_providers", token=None).status_code == 401
+    finally:
+        tokens.cleanUp()
