@@ -2,11 +2,22 @@
 read as a ConsumerWrite, and the allocation write itself, retried when a
 provider generation moved and failing with the reference's texts."""
 
+import uuid as uuidlib
 from collections.abc import Callable
+
+from oslo_utils import uuidutils
 
 from placer import exceptions
 from placer.db import allocations as db
 from placer.http.request import Request
+
+
+def consumer_uuid(value: str) -> str:
+    """A consumer uuid from a body key, canonical; 400 when it is not one
+    (the schema's key pattern lets 36 hex digits and dashes in any order through)."""
+    if not uuidutils.is_uuid_like(value):
+        raise exceptions.BadRequest(f"Malformed consumer_uuid: {value}")
+    return str(uuidlib.UUID(value))
 
 
 def consumer_write(req: Request, consumer_uuid: str, data: dict) -> db.ConsumerWrite:

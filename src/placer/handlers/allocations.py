@@ -72,7 +72,7 @@ def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
 def set_many(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATIONS_MANAGE)
     data = json_body(req, api.body(req))
-    writes = [allocation_writes.consumer_write(req, str(uuidlib.UUID(c)), body)
+    writes = [allocation_writes.consumer_write(req, allocation_writes.consumer_uuid(c), body)
               for c, body in data.items()]
     _replace(req, writes, "Unable to allocate inventory ")
     util.no_content(resp)

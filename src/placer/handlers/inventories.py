@@ -1,7 +1,5 @@
 """/resource_providers/{uuid}/inventories and .../inventories/{resource_class}."""
 
-import jsonschema
-
 from placer import exceptions, policy
 from placer.db import inventories as db
 from placer.db import resource_providers as rp_db
@@ -11,7 +9,6 @@ from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import api
 from placer.schemas import inventories as schema
-from placer.schemas.validation import schema_error_text
 
 
 class MethodNotAllowed(exceptions.PlacerError):
@@ -42,16 +39,6 @@ def _send_all(req, resp, generation: int, invs: list[Inventory]) -> None:
                    last_modified=None if None in stamps else util.latest(*stamps))
     if not invs:
         resp.delete_header("Last-Modified")
-
-
-def _check_unmatched(entries: dict) -> None:
-    """Check the PUT-all entries whose keys do not look like class names,
-    which the schema leaves alone (the reference then fails with a 500)."""
-    for key, value in entries.items():
-        if not schema.is_class_name(key):
-            error = jsonschema.exceptions.best_match(schema.RECORD.iter_errors(value))
-            if error is not None:
-                raise exceptions.InvalidBody(schema_error_text(error))
 
 
 def _parse(req, uuid: str, read):
@@ -112,7 +99,7 @@ def replace_inventories(req, resp, uuid):
 
     def read():
         data = json_body(req, api.body(req))
-        _check_unmatched(data["inventories"])
+        schema.check_unmatched(data["inventories"])
         invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
         return data["resource_provider_generation"], invs
 

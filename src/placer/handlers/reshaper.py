@@ -1,7 +1,5 @@
 """POST /reshaper (1.30): atomic inventory and allocation moves."""
 
-import uuid as uuidlib
-
 import falcon
 
 from placer import policy
@@ -14,18 +12,21 @@ from placer.http.request import Request
 from placer.microversions import RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import api
+from placer.schemas import inventories as inventories_schema
 
 
 @takes_json
 def reshape(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESHAPE)
     data = json_body(req, api.body(req))
+    for body in data["inventories"].values():
+        inventories_schema.check_unmatched(body["inventories"])
     providers = [
         db.ProviderInventory(uuid, body["resource_provider_generation"],
                              [Inventory.from_body(rc, fields)
                               for rc, fields in body["inventories"].items()])
         for uuid, body in data["inventories"].items()]
-    writes = [allocation_writes.consumer_write(req, str(uuidlib.UUID(c)), body)
+    writes = [allocation_writes.consumer_write(req, allocation_writes.consumer_uuid(c), body)
               for c, body in data["allocations"].items()]
     rules = allocations_db.WriteRules(check_generation=True)
     allocation_writes.write(req, db.reshape, providers, writes, rules,

@@ -6,9 +6,12 @@ clients see that text, so these dicts are laid out as the reference's are.
 
 import re
 
+import jsonschema
+
+from placer import exceptions
 from placer.model.inventory import MAX_INT, MAX_RATIO
 from placer.model.names import NAME_PATTERN
-from placer.schemas.validation import validator
+from placer.schemas.validation import schema_error_text, validator
 
 
 def _bounded(minimum: int) -> dict:
@@ -61,3 +64,14 @@ ALL = validator(ALL_SCHEMA)
 def is_class_name(key: str) -> bool:
     """Whether ALL's patternProperties applies to ``key`` (jsonschema searches)."""
     return re.search(NAME_PATTERN, key) is not None
+
+
+def check_unmatched(entries: dict) -> None:
+    """Check the entries of an ``inventories`` map (PUT .../inventories, POST
+    /reshaper) whose keys do not look like class names, which ALL leaves
+    alone (the reference then fails with a 500): 400 as for the others."""
+    for key, value in entries.items():
+        if not is_class_name(key):
+            error = jsonschema.exceptions.best_match(RECORD.iter_errors(value))
+            if error is not None:
+                raise exceptions.InvalidBody(schema_error_text(error))
