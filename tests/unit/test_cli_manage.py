@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from placer.cli import manage
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations, tables
+from tests.helpers import cli
 from tests.helpers.databases import ThrowAwayDatabase
 
 HEAD = "a082b8bb98d0"
@@ -35,10 +36,7 @@ def target(backend, tmp_path):
     throw_away.drop()
 
 
-def run(capsys, *args):
-    code = manage.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli.runner(manage.main)
 
 
 def _seed_old_data(engine, orphans: int, lost_consumers: int) -> None:

@@ -7,6 +7,7 @@ from placer import wsgi
 from placer.cli import manage
 from placer.db import engine as db_engine
 from placer.db import migration, sync
+from tests.helpers import cli
 from tests.helpers.api import Api, make_conf
 from tests.helpers.candidates import Env
 from tests.helpers.databases import ThrowAwayDatabase
@@ -33,10 +34,7 @@ def cloud(backend, tmp_path):
     throw_away.drop()
 
 
-def run(capsys, *args):
-    code = manage.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli.runner(manage.main)
 
 
 def test_prints_the_funnel_as_tables(capsys, cloud):

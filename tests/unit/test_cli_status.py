@@ -9,6 +9,7 @@ import pytest
 from placer.cli import status
 from placer.db import engine as db_engine
 from placer.db import migration, tables
+from tests.helpers import cli
 from tests.helpers.databases import ThrowAwayDatabase
 
 ALL_GOOD = """\
@@ -65,10 +66,7 @@ def target(backend, tmp_path):
     throw_away.drop()
 
 
-def run(capsys, *args):
-    code = status.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = cli.runner(status.main)
 
 
 def _seed(engine, rootless: int, lost_consumers: int, allocations_each: int = 2) -> None:
