@@ -3,8 +3,10 @@ through the WSGI app, its microversion window, policy and 400s."""
 
 import uuid as uuidlib
 
+import jsonschema
 import pytest
 
+from placer.schemas import responses
 from tests.helpers.api import assert_error
 from tests.helpers.candidates import SHARING, Env
 
@@ -22,7 +24,11 @@ def explain_path(env, query):
 
 
 def explain(env, query, version="1.39", **kw):
-    return env.api.get(explain_path(env, query), version=version, **kw)
+    """The answer; a 200's body must be what /openapi.json describes."""
+    result = env.api.get(explain_path(env, query), version=version, **kw)
+    if result.status_int == 200:
+        jsonschema.validate(result.json, responses.EXPLAIN)
+    return result
 
 
 @pytest.fixture

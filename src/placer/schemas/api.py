@@ -199,10 +199,9 @@ TABLE: dict[tuple[str, str], Operation] = {
          mv.NESTED_CANDIDATES: {200: r.candidates("dict", True, True)},
          mv.GROUP_MAPPINGS: {200: r.candidates("mappings", True, True)}},
         query=dict(allocation_candidates.QUERY.steps)),
-    # Placer's own: the same query plus provider=<uuid>; its answer is described
-    # by candidates/explain.py, not here
+    # Placer's own: the same query plus provider=<uuid>
     ("/allocation_candidates/explain", "GET"): Operation(
-        {mv.ALLOCATION_CANDIDATES: {200: {"type": "object"}}},
+        {mv.ALLOCATION_CANDIDATES: {200: r.EXPLAIN}},
         query={first: _with_provider(v) for first, v in allocation_candidates.QUERY.steps}),
     ("/usages", "GET"): Operation(
         {mv.TOTAL_USAGES: {200: r.TOTAL_USAGES}, mv.CONSUMER_TYPES: {200: r.TOTAL_USAGES_1_38}},

@@ -185,3 +185,28 @@ def candidates(allocation_request_form: str, traits: bool, tree: bool) -> dict:
         summary["root_provider_uuid"] = UUID
     return closed({"allocation_requests": {"type": "array", "items": request},
                    "provider_summaries": by_uuid(closed(summary))})
+
+
+# --- explain (Placer's own: candidates/explain.py) --------------------------------------
+
+_TEXT = {"type": "string"}
+_SUFFIX_OR_NULL = {"type": ["string", "null"], "description": "None: a request-wide step"}
+_STEP = closed({"constraint": _TEXT, "value": _TEXT, "providers": COUNT, "trees": COUNT,
+                "candidates": COUNT, "detail": _TEXT}, required=["constraint", "value"])
+_FAILURE = closed({"group": _SUFFIX_OR_NULL, "constraint": _TEXT, "value": _TEXT,
+                   "detail": _TEXT})
+_NAME = {"type": ["string", "null"]}
+EXPLAIN = closed({
+    "candidates": COUNT,
+    "groups": {"type": "array", "items": closed({
+        "suffix": _TEXT, "resources": by_class({"type": "integer", "minimum": 1}),
+        "funnel": {"type": "array", "items": _STEP}})},
+    "request": {"type": "array", "items": _STEP},
+    "first_empty": {"oneOf": [{"type": "null"}, closed({
+        "group": _SUFFIX_OR_NULL, "constraint": _TEXT, "value": _TEXT, "message": _TEXT})]},
+    "provider": closed({
+        "uuid": UUID, "name": _NAME, "root_provider_uuid": UUID,
+        "failures": {"type": "array", "items": _FAILURE},
+        "tree": closed({"uuid": UUID, "name": _NAME,
+                        "failures": {"type": "array", "items": _FAILURE}})}),
+}, required=["candidates", "groups", "request", "first_empty"])
