@@ -100,7 +100,7 @@ def test_traits_and_aggregates_in_words():
     first = run("resources1=VCPU:1&required1=!HW_CPU_X86_AVX2&member_of1=" + AGG
                 + "&resources2=VCPU:1&required2=HW_CPU_X86_AVX2&group_policy=none").first_empty
     assert (first.group, first.constraint) == (None, "one_tree")
-    assert first.message.startswith("no tree can serve every group: group '1' fits in 1 trees")
+    assert first.message.startswith("no tree can serve every group: group '1' fits in 1 tree")
 
 
 def test_request_wide_constraints():

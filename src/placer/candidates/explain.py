@@ -396,9 +396,13 @@ def _filter_message(group: RequestGroup, f: Filter, snapshot: Snapshot,
 # -- request-wide ----------------------------------------------------------------------
 
 
+def _trees(count: int) -> str:
+    return "1 tree" if count == 1 else f"{count} trees"
+
+
 def _request_steps(request, snapshot, groups, max_candidates) -> tuple[list[Step], int]:
     common = frozenset.intersection(*(steps[-1].tree_ids for _, steps in groups))
-    fits_in = ", ".join(f"{_name(g)} fits in {len(steps[-1].tree_ids)} trees"
+    fits_in = ", ".join(f"{_name(g)} fits in {_trees(len(steps[-1].tree_ids))}"
                         for g, steps in groups)
     steps = [Step(None, "one_tree", "", len(common), detail=fits_in, tree_ids=common,
                   message=f"no tree can serve every group: {fits_in}, none in common")]
