@@ -72,6 +72,8 @@ def main(argv=None) -> int:
     scenario = scenarios.build(args.scenario)
     queries = {q.name: q for q in scenario.queries}
     if args.query not in queries:
+        if args.query is not None:
+            print(f"no query named {args.query!r}", file=sys.stderr)
         print(f"queries of {args.scenario}:", *(f"  {name}" for name in queries), sep="\n")
         return 0 if args.query is None else 2
     query = queries[args.query]
