@@ -89,7 +89,9 @@ def parse_args(argv):
                        help="server URL for --backend postgresql/mysql (default: "
                             + ", ".join(scale.SERVERS.values()) + ")")
     group.add_argument("--only", metavar="NAMES",
-                       help="comma-separated query names to run (default: all)")
+                       help="comma-separated query names to run (default: all); with "
+                            "--reference and flat/nested/wide, the limited queries the "
+                            "reference is timed on")
     parser.add_argument("--reference", metavar="VENV",
                         help="with --start: also time the reference installed in VENV "
                              "(openstack-placement and gunicorn) on the same database; for "
@@ -156,7 +158,9 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
             results = _measure(args, loader.Client(server.url), scenario, proc,
                                args.max_candidates)
         # the targets are Placer's; the comparison table judges the reference's times
-        limited = [dataclasses.replace(q, target_ms=None) for q in scenario.queries if q.limited]
+        only = set(args.only.split(",")) if args.only else None
+        limited = [dataclasses.replace(q, target_ms=None) for q in scenario.queries
+                   if q.limited and (only is None or q.name in only)]
         theirs = scenarios.Scenario(f"{scenario.name} (reference)", scenario.providers,
                                     scenario.allocations, limited)
         with Server(args.workers, args.max_candidates, connection=url,
