@@ -344,7 +344,7 @@ def _traits(tests: "_Tests", trait_ids, served) -> sa.ColumnElement:
 def _class(tests: "_Tests", rc_id: int, amount: int, forbidden, forbidden_aggs,
            served) -> sa.ColumnElement:
     p, inv = rp_t.alias("p"), inv_t.alias("i")
-    own = [p.c.root_provider_id == rp_t.c.id, _class_is(inv, rc_id),
+    own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
            *capacity.can_take(inv, amount, headroom=True)]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))
@@ -359,13 +359,13 @@ def _granular(tests: "_Tests", amounts, clauses, forbidden, sets, forbidden_aggs
               served) -> sa.ColumnElement:
     (rc_id, amount), *others = amounts
     p, inv = rp_t.alias("p"), inv_t.alias("i")
-    own = [p.c.root_provider_id == rp_t.c.id, _class_is(inv, rc_id),
+    own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
            *capacity.can_take(inv, amount, headroom=True)]
     for other, n in others:
         more = inv_t.alias("j")
         own.append(tests.some(sa.select(1).where(
             more.c.resource_provider_id == p.c.id,
-            _class_is(more, other), *capacity.can_take(more, n, headroom=True))))
+            tests.class_is(more, other), *capacity.can_take(more, n, headroom=True))))
     own += [tests.has_trait(p.c.id, ids) for ids in clauses]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))
@@ -401,19 +401,26 @@ _BUILD: dict[str, Callable[..., sa.ColumnElement]] = {
     "class": _class, "granular": _granular}
 
 
-def _class_is(inv, rc_id: int) -> sa.ColumnElement:
-    """``inv`` is of class ``rc_id``. The ``+ 0`` keeps planners (SQLite's,
-    without statistics) from scanning every inventory of the class for each
-    root: the provider-and-class unique index is the way in."""
-    return inv.c.resource_class_id + 0 == rc_id
-
-
 class _Tests:
     """The SQL tests on one provider that the root filter is made of, in the
     form the backend plans well."""
 
     def __init__(self, dialect: str):
         self.mysql = dialect == "mysql"
+        self.postgresql = dialect == "postgresql"
+
+    def class_is(self, inv, rc_id: int) -> sa.ColumnElement:
+        """``inv`` is of class ``rc_id``. Elsewhere than on PostgreSQL it is
+        written ``resource_class_id + 0``, which keeps planners without
+        statistics (SQLite's) from scanning every inventory of the class for
+        each root: the provider-and-class unique index is the way in.
+        PostgreSQL estimates the plain form from its statistics; given the
+        expression it assumed 0.5% of rows and computed the whole set of
+        matching inventories before the walk's LIMIT (260 ms instead of 10 at
+        100,000 providers)."""
+        if self.postgresql:
+            return inv.c.resource_class_id == rc_id
+        return inv.c.resource_class_id + 0 == rc_id
 
     def some(self, query: sa.Select) -> sa.ColumnElement:
         """EXISTS (query). On MariaDB and MySQL it is written as a LIMIT 1
