@@ -108,19 +108,25 @@ def _first_batch(wanted: int | None) -> int:
     return high if wanted is None else max(low, min(high, wanted))
 
 
+# Statements built once: constructing a SQLAlchemy statement per request
+# cost more than the small lookups themselves.
+_IDS_BY_NAME = {
+    table: sa.text(f"SELECT {column}, id FROM {table} WHERE {column} IN :names")
+    .bindparams(sa.bindparam("names", expanding=True))
+    for table, column in (("resource_classes", "name"), ("traits", "name"),
+                          ("placement_aggregates", "uuid"))}
+
+
 def _resolve(conn: Connection, request: CandidateRequest) -> _Names:
-    classes = request.resource_classes()
-    traits = request.trait_names()
     aggs = {u for g in request.groups for s in (*g.member_of, g.forbidden_aggs) for u in s}
-    rc, tr, ag = t.resource_classes, t.traits, t.placement_aggregates
-    return _Names(
-        dict(conn.execute(sa.select(rc.c.name, rc.c.id).where(rc.c.name.in_(classes))).all())
-        if classes else {},
-        dict(conn.execute(sa.select(tr.c.name, tr.c.id).where(tr.c.name.in_(traits))).all())
-        if traits else {},
-        dict(conn.execute(sa.select(ag.c.uuid, ag.c.id).where(ag.c.uuid.in_(aggs))).all())
-        if aggs else {},
-    )
+
+    def ids(table: str, names) -> dict:
+        if not names:
+            return {}
+        return dict(conn.execute(_IDS_BY_NAME[table], {"names": sorted(names)}).all())
+
+    return _Names(ids("resource_classes", request.resource_classes()),
+                  ids("traits", request.trait_names()), ids("placement_aggregates", aggs))
 
 
 class _Walk:
@@ -150,7 +156,9 @@ class _Walk:
         if uuids and len(_in_tree_roots(conn, request)) < len(uuids):
             return False
         for group in request.groups:
-            if group.member_of:
+            # a group with resources needs a member in the roots' own filter;
+            # a resourceless one would otherwise walk every root for nothing
+            if group.member_of and not group.resources:
                 p = rp_t.alias("p")
                 found = conn.execute(sa.select(p.c.id).where(
                     *_Tests(conn.dialect.name).member_of(
@@ -461,11 +469,13 @@ def _sharing_providers():
 
 def _sharing_roots(conn: Connection, rc_ids: list[int]) -> set[int]:
     """Roots of the sharing providers with inventory of a requested class."""
-    return set(conn.execute(
-        sa.select(rp_t.c.root_provider_id).distinct()
-        .join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
-        .where(inv_t.c.resource_class_id.in_(rc_ids),
-               rp_t.c.id.in_(_sharing_providers()))).scalars())
+    listed = ",".join(map(str, sorted(set(map(int, rc_ids)))))
+    return set(conn.exec_driver_sql(
+        "SELECT DISTINCT p.root_provider_id FROM traits t"
+        " JOIN resource_provider_traits l ON l.trait_id = t.id"
+        " JOIN resource_providers p ON p.id = l.resource_provider_id"
+        f" WHERE t.name = '{SHARING_TRAIT}' AND EXISTS (SELECT 1 FROM inventories i"
+        f" WHERE i.resource_provider_id = p.id AND i.resource_class_id IN ({listed}))").scalars())
 
 
 def _classless_sharing_roots(conn: Connection, rc_ids: list[int], aux: set[int]) -> set[int]:
@@ -572,8 +582,7 @@ def load_trees(conn: Connection, root_ids: list[int],
 
 
 def _class_names(conn: Connection) -> dict[int, str]:
-    rc = t.resource_classes
-    return dict(conn.execute(sa.select(rc.c.id, rc.c.name)).all())
+    return dict(conn.exec_driver_sql("SELECT id, name FROM resource_classes").all())
 
 
 def _linked(rows) -> dict[int, frozenset]:
