@@ -395,9 +395,9 @@ def _served_by(tests: "_Tests", served) -> sa.ColumnElement:
     sharing_ids, sharing_roots = served
     root, q, link = rp_t.c.id, rp_t.alias("q"), rpa_t.alias("qa")
     their_aggs = sa.select(rpa_t.c.aggregate_id).where(
-        _among(rpa_t.c.resource_provider_id, sharing_ids))
+        rpa_t.c.resource_provider_id.in_(sharing_ids))
     return sa.or_(
-        _among(root, sharing_roots),
+        root.in_(sharing_roots),
         tests.some(sa.select(1).select_from(
             q.join(link, link.c.resource_provider_id == q.c.id)).where(
             q.c.root_provider_id == root, link.c.aggregate_id.in_(their_aggs))))
@@ -467,15 +467,18 @@ def _sharing_providers():
             .where(t.traits.c.name == SHARING_TRAIT))
 
 
+# Roots of the sharing providers with inventory of some classes (built once:
+# every candidates request asks).
+_SHARING_ROOTS = (
+    sa.select(rp_t.c.root_provider_id).distinct()
+    .join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
+    .where(inv_t.c.resource_class_id.in_(sa.bindparam("rc_ids", expanding=True)),
+           rp_t.c.id.in_(_sharing_providers())))
+
+
 def _sharing_roots(conn: Connection, rc_ids: list[int]) -> set[int]:
     """Roots of the sharing providers with inventory of a requested class."""
-    listed = ",".join(map(str, sorted(set(map(int, rc_ids)))))
-    return set(conn.exec_driver_sql(
-        "SELECT DISTINCT p.root_provider_id FROM traits t"
-        " JOIN resource_provider_traits l ON l.trait_id = t.id"
-        " JOIN resource_providers p ON p.id = l.resource_provider_id"
-        f" WHERE t.name = '{SHARING_TRAIT}' AND EXISTS (SELECT 1 FROM inventories i"
-        f" WHERE i.resource_provider_id = p.id AND i.resource_class_id IN ({listed}))").scalars())
+    return set(conn.execute(_SHARING_ROOTS, {"rc_ids": rc_ids}).scalars())
 
 
 def _classless_sharing_roots(conn: Connection, rc_ids: list[int], aux: set[int]) -> set[int]:
@@ -514,17 +517,6 @@ def full_snapshot(conn: Connection, request: CandidateRequest, rc_ids: list[int]
         sa.or_(rp_t.c.id.in_(with_inventory), rp_t.c.id.in_(served),
                rp_t.c.uuid.in_(in_trees)))).scalars()
     return Snapshot(load_trees(conn, sorted(roots)))
-
-
-def _among(column, ids) -> sa.ColumnElement:
-    """``column IN (ids)`` with the integers inlined: thousands of ids would
-    otherwise cost a bound parameter each, which dominates the load."""
-    ids = sorted(set(map(int, ids)))
-    if not ids:
-        return sa.false()
-    # a literal column, unlike text(), is not scanned for bind parameters
-    return sa.literal_column(f"{column.table.name}.{column.name}").op("IN")(
-        sa.literal_column(f"({','.join(map(str, ids))})"))
 
 
 # The tree loader's queries, as the driver takes them: with thousands of ids

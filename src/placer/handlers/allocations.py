@@ -1,12 +1,10 @@
 """/allocations/{consumer_uuid}, POST /allocations (1.13) and
 /resource_providers/{uuid}/allocations."""
 
-import uuid as uuidlib
 
 import falcon
-from oslo_utils import uuidutils
 
-from placer import exceptions, policy
+from placer import policy
 from placer.db import allocations as db
 from placer.db import resource_providers as providers_db
 from placer.handlers import _allocation_writes as allocation_writes
@@ -59,9 +57,7 @@ def _replace(req: Request, writes: list[db.ConsumerWrite], unknown_class_prefix:
 @takes_json
 def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
     req.context.auth.can(policy.ALLOCATIONS_UPDATE)
-    if not uuidutils.is_uuid_like(consumer_uuid):
-        raise exceptions.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
-    consumer_uuid = str(uuidlib.UUID(consumer_uuid))
+    consumer_uuid = allocation_writes.consumer_uuid(consumer_uuid)
     data = json_body(req, api.body(req))
     _replace(req, [allocation_writes.consumer_write(req, consumer_uuid, data)],
              f"Unable to allocate inventory for consumer {consumer_uuid}: ")

@@ -5,16 +5,19 @@ way (same 400s), plus an optional ``provider=<uuid>`` to report on one
 provider and its tree. The answer is candidates/explain.py's funnel.
 """
 
+import falcon
+
 from placer import policy
 from placer.candidates import explain
 from placer.candidates.request import parse_query
 from placer.db import explain as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
+from placer.http.request import Request
 
 
 @returns_json
-def explain_candidates(req, resp):
+def explain_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_EXPLAIN)
     version = util.version(req)
     pairs, provider = explain.split_query(query.pairs(req))

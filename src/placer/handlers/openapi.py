@@ -1,14 +1,17 @@
 """GET /openapi.json: the API described in OpenAPI 3.1 (no authentication needed)."""
 
+import falcon
+
 from placer import exceptions
 from placer import microversions as mv
 from placer.http import openapi, query, util
 from placer.http.negotiation import returns_json
+from placer.http.request import Request
 from placer.schemas import api, validation
 
 
 @returns_json
-def document(req, resp):
+def document(req: Request, resp: falcon.Response):
     params = query.as_dict(req)
     validation.check_query(params, api.query(req))
     wanted = params.get("version", "latest")

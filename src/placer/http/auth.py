@@ -13,13 +13,15 @@ CONTEXT_ENVIRON = "placement.context"
 LOG = logging.getLogger("placement.auth")
 
 
-# Served without authentication: the API description (not the reference's).
-OPENAPI_PATH = "/openapi.json"
+# Served without authentication: the version document and the API
+# description (the latter is not the reference's).
+OPEN_PATHS = frozenset({"/", "/openapi.json"})
+# as keystonemiddleware sees requests, an empty path is the version document's too
+_OPEN_OR_EMPTY = OPEN_PATHS | {""}
 
 
-def _is_root(environ) -> bool:
-    """The version document, or the API description: no token needed."""
-    return environ.get("PATH_INFO", "") in ("/", "", OPENAPI_PATH)
+def _is_open(environ) -> bool:
+    return environ.get("PATH_INFO", "") in _OPEN_OR_EMPTY
 
 
 class NoAuth:
@@ -30,7 +32,7 @@ class NoAuth:
         self.app = app
 
     def __call__(self, environ, start_response):
-        if environ.get("PATH_INFO") in ("/", OPENAPI_PATH):
+        if environ.get("PATH_INFO") in OPEN_PATHS:
             return self.app(environ, start_response)
         token = environ.get("HTTP_X_AUTH_TOKEN")
         if token is None:
@@ -57,7 +59,7 @@ class Keystone(auth_token.AuthProtocol):
         super().__init__(app, {"oslo_config_config": conf})
 
     def __call__(self, environ, start_response):
-        if _is_root(environ):
+        if _is_open(environ):
             return self._unauthenticated_app(environ, start_response)
         return super().__call__(environ, start_response)
 
@@ -71,7 +73,7 @@ class ContextMiddleware:
     def __call__(self, environ, start_response):
         ctx = RequestContext.from_environ(
             environ, request_id=environ.get(errors.REQUEST_ID_ENVIRON))
-        if ctx.user_id is None and not _is_root(environ):
+        if ctx.user_id is None and not _is_open(environ):
             LOG.debug("Neither X_USER_ID nor X_USER found in request")
             return webob.exc.HTTPUnauthorized()(environ, start_response)
         environ[CONTEXT_ENVIRON] = ctx

@@ -17,6 +17,7 @@ import functools
 import re
 
 from placer import microversions as mv
+from placer.http import auth
 from placer.microversions import Version
 from placer.routes import ROUTES
 from placer.schemas import api
@@ -24,7 +25,6 @@ from placer.schemas import responses as r
 
 OPENAPI_VERSION = "3.1.0"
 HEADER = "OpenStack-API-Version"
-_OPEN = {"/", "/openapi.json"}  # served without authentication
 _ERROR = {"$ref": "#/components/responses/Error"}
 _UUID_PARAMS = {"uuid", "consumer_uuid"}
 # Example values of query parameters (what a client typically sends)
@@ -91,7 +91,7 @@ def _operation(path: str, method: str, target: str, since: Version,
                        + (_query_parameters(window.query.schema) if window.query else [])),
         "responses": _responses(window.answers or {}),
     }
-    if path in _OPEN:
+    if path in auth.OPEN_PATHS:
         operation["security"] = []
     else:
         operation["responses"]["401"] = {"$ref": "#/components/responses/Unauthorized"}
