@@ -72,3 +72,8 @@ ALL: tuple[Version, ...] = tuple(sorted(
 def text(version: Version) -> str:
     """``(1, 39)`` -> ``"1.39"``, as the headers and the version document write it."""
     return f"{version[0]}.{version[1]}"
+
+
+def previous(version: Version) -> Version:
+    """``(1, 14)`` -> ``(1, 13)``: the last version before ``version``."""
+    return (version[0], version[1] - 1)

@@ -125,6 +125,21 @@ def test_requests_counted_by_route_template_method_microversion_status(mapi):
     assert not any(rp in r or missing in r for r in routes if r)
 
 
+def test_unknown_method_names_share_one_label(mapi):
+    """A client can send any method name, before any token is checked: each
+    must not add a series (the server's memory and files would grow)."""
+    before = scrape(mapi)
+    for junk in ("ZZ000", "ZZ001", "BREW"):
+        assert mapi.request(junk, "/", token=None).status_code >= 400
+    after = scrape(mapi)
+    methods = {dict(lbl).get("method") for _, lbl in after}
+    assert not methods & {"ZZ000", "ZZ001", "BREW"}
+    others = sum(v - before.get(key, 0.0) for key, v in after.items()
+                 if key[0] == "placer_http_requests_total"
+                 and dict(key[1]).get("method") == metrics.OTHER_METHOD)
+    assert others == 3
+
+
 def test_metrics_is_admin_only(mapi):
     assert_error(mapi.get("/metrics", token="someone:project"), 403,
                  "Policy does not allow placement:metrics:show to be performed.")

@@ -52,11 +52,3 @@ def test_master_migrates_and_syncs_names_before_forking(served):
             sa.select(tables.resource_classes.c.id).where(
                 tables.resource_classes.c.name == "VCPU")).scalar() == 0
     engine.dispose()
-
-
-def test_master_forgets_exited_workers_metrics(served, monkeypatch):
-    cfg = served()
-    dead = []
-    monkeypatch.setattr("placer.http.metrics.worker_exited", dead.append)
-    cfg.child_exit(None, type("Worker", (), {"pid": 4242})())
-    assert dead == [4242]

@@ -23,13 +23,6 @@ class _Server(BaseApplication):
         return self._factory()
 
 
-def _child_exit(_arbiter, worker) -> None:
-    """gunicorn's hook in the master, once a worker has exited."""
-    from placer.http import metrics
-
-    metrics.worker_exited(worker.pid)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="placement-api", description=__doc__)
     parser.add_argument("--config-file", action="append", default=[],
@@ -98,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         _Server(factory, {"bind": args.bind, "workers": args.workers, "timeout": args.timeout,
                           "worker_class": args.worker_class, "threads": args.threads,
                           "accesslog": None, "preload_app": False,
-                          "control_socket_disable": True, "child_exit": _child_exit}).run()
+                          "control_socket_disable": True}).run()
     finally:
         if os.getpid() == master:  # a worker's exit passes through here too
             metrics.cleanup(metrics_dir)

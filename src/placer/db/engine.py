@@ -34,8 +34,13 @@ LISTENERS: list[Callable[[str, str], None]] = []
 
 
 def _notify(event: str, detail: str = "") -> None:
+    # called while handling the store's own errors: an observer failing must
+    # not replace them (a 503 would become a 500, a retry would be cut short)
     for listener in LISTENERS:
-        listener(event, detail)
+        try:
+            listener(event, detail)
+        except Exception:
+            LOG.exception("%s listener failed on %s", event, listener)
 
 
 def normalize_url(url: str, parameters: str = "") -> sa.URL:

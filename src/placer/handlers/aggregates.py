@@ -11,7 +11,6 @@ from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
 from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
-from placer.schemas import api
 
 
 def _check_version(req: Request) -> None:
@@ -50,7 +49,7 @@ def set_aggregates(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)
     try:
-        data = json_body(req, api.body(req))
+        data = json_body(req, util.body_schema(req))
     except exceptions.BadRequest:
         # the reference looks the provider up before reading the body
         req.context.db.read(rp_db.get, uuid)

@@ -24,7 +24,6 @@ def list_candidates(req: Request, resp: falcon.Response):
     candidates, summaries = req.context.db.read(
         db.find, request, max_candidates=conf.max_allocation_candidates,
         strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
-    metrics.observe_candidates(req.context.conf, len(request.groups), len(candidates),
-                               timings)
+    metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))

@@ -12,7 +12,6 @@ from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
 from placer.microversions import ALLOCATIONS_DICT, CONSUMER_GENERATIONS, CONSUMER_TYPES
-from placer.schemas import api
 
 _CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
 
@@ -58,7 +57,7 @@ def _replace(req: Request, writes: list[db.ConsumerWrite], unknown_class_prefix:
 def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
     req.context.auth.can(policy.ALLOCATIONS_UPDATE)
     consumer_uuid = allocation_writes.consumer_uuid(consumer_uuid)
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     _replace(req, [allocation_writes.consumer_write(req, consumer_uuid, data)],
              f"Unable to allocate inventory for consumer {consumer_uuid}: ")
     util.no_content(resp)
@@ -67,7 +66,7 @@ def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
 @takes_json
 def set_many(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATIONS_MANAGE)
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     writes = [allocation_writes.consumer_write(req, allocation_writes.consumer_uuid(c), body)
               for c, body in data.items()]
     _replace(req, writes, "Unable to allocate inventory ")

@@ -7,7 +7,6 @@ from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
-from placer.schemas import api
 from placer.schemas import inventories as schema
 
 
@@ -63,7 +62,7 @@ def create_inventory(req, resp, uuid):
     req.context.auth.can(policy.INVENTORIES_CREATE)
 
     def read():
-        data = json_body(req, api.body(req))
+        data = json_body(req, util.body_schema(req))
         return Inventory.from_body(data["resource_class"], data)
 
     inv = _parse(req, uuid, read)
@@ -84,7 +83,7 @@ def update_inventory(req, resp, uuid, resource_class):
     req.context.auth.can(policy.INVENTORIES_UPDATE)
 
     def read():
-        data = json_body(req, api.body(req))
+        data = json_body(req, util.body_schema(req))
         return data["resource_provider_generation"], Inventory.from_body(resource_class, data)
 
     seen, inv = _parse(req, uuid, read)
@@ -98,7 +97,7 @@ def replace_inventories(req, resp, uuid):
     req.context.auth.can(policy.INVENTORIES_UPDATE)
 
     def read():
-        data = json_body(req, api.body(req))
+        data = json_body(req, util.body_schema(req))
         schema.check_unmatched(data["inventories"])
         invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
         return data["resource_provider_generation"], invs

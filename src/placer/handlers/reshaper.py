@@ -11,14 +11,13 @@ from placer.http.negotiation import json_body, takes_json
 from placer.http.request import Request
 from placer.microversions import RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
-from placer.schemas import api
 from placer.schemas import inventories as inventories_schema
 
 
 @takes_json
 def reshape(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESHAPE)
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     for body in data["inventories"].values():
         inventories_schema.check_unmatched(body["inventories"])
     providers = [

@@ -8,7 +8,6 @@ from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
 from placer.microversions import PUT_RESOURCE_CLASS
-from placer.schemas import api
 from placer.schemas import resource_classes as schema
 
 
@@ -38,7 +37,7 @@ def list_classes(req: Request, resp: falcon.Response):
 @takes_json
 def create_class(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_CLASSES_CREATE)
-    name = json_body(req, api.body(req))["name"]
+    name = json_body(req, util.body_schema(req))["name"]
     req.context.db.write(db.create, name)
     util.no_content(resp, 201, _url(req, name))
 
@@ -62,7 +61,7 @@ def update_class(req: Request, resp: falcon.Response, name):
         _rc, created = req.context.db.write(db.ensure, name)
         util.no_content(resp, 201 if created else 204, _url(req, name))
         return
-    new_name = json_body(req, api.body(req))["name"]
+    new_name = json_body(req, util.body_schema(req))["name"]
     rc = req.context.db.write(db.rename, name, new_name)
     util.send_json(req, resp, _render(req, rc))
 

@@ -20,7 +20,6 @@ from placer.microversions import (
     REPARENTING,
     TRAITS,
 )
-from placer.schemas import api
 from placer.schemas import resource_providers as schema
 
 # Link relations after 'self', with the microversion adding each.
@@ -104,7 +103,7 @@ def list_providers(req: Request, resp: falcon.Response):
 @takes_json
 def create_provider(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_CREATE)
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     # a given uuid is stored in its canonical form (dashed, lower case)
     uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
     rp = req.context.db.write(db.create, uuid, data["name"], data.get("parent_provider_uuid"))
@@ -126,7 +125,7 @@ def show_provider(req: Request, resp: falcon.Response, uuid):
 def update_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
     req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
     rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
                                       util.want(req, REPARENTING))

@@ -9,7 +9,7 @@ from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
 from placer.model import names, query_values
-from placer.schemas import api, validation
+from placer.schemas import validation
 
 BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
              'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
@@ -40,7 +40,7 @@ def _list_filters(query: dict[str, str], schema) -> dict:
 @returns_json
 def list_traits(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.TRAITS_LIST)
-    filters = _list_filters(querystring.as_dict(req), api.query(req))
+    filters = _list_filters(querystring.as_dict(req), util.query_schema(req))
     traits = req.context.db.read(db.list_traits, **filters)
     util.send_json(req, resp, {"traits": [t.name for t in traits]},
                    last_modified=_stamp(traits))
@@ -88,7 +88,7 @@ def list_provider_traits(req: Request, resp: falcon.Response, uuid):
 @takes_json
 def set_provider_traits(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.PROVIDER_TRAITS_UPDATE)
-    data = json_body(req, api.body(req))
+    data = json_body(req, util.body_schema(req))
     # a whole float such as 3.0 is a valid integer to jsonschema
     seen = int(data["resource_provider_generation"])
     traits, generation = req.context.db.write(db.set_provider_traits, uuid, data["traits"], seen)

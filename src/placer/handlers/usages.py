@@ -8,7 +8,7 @@ from placer.http import query, util
 from placer.http.negotiation import returns_json
 from placer.http.request import Request
 from placer.microversions import CONSUMER_TYPES
-from placer.schemas import api, validation
+from placer.schemas import validation
 
 
 @returns_json
@@ -26,7 +26,7 @@ def total_usages(req: Request, resp: falcon.Response):
     # The target carries the project so project readers may see their own.
     req.context.auth.can(policy.TOTAL_USAGES, {"project_id": params.get("project_id")})
     by_type = util.want(req, CONSUMER_TYPES)
-    validation.check_query(params, api.query(req))
+    validation.check_query(params, util.query_schema(req))
     usages = req.context.db.read(db.for_project, params["project_id"], params.get("user_id"),
                                  params.get("consumer_type") if by_type else None, by_type)
     util.send_json(req, resp, {"usages": usages})

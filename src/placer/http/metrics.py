@@ -21,21 +21,26 @@ lazily here, never when metrics are disabled.
 """
 
 import glob
+import logging
 import os
 import shutil
 import tempfile
 import threading
 import time
 
-from placer import exceptions, policy
+import falcon.constants
+
+from placer import exceptions, microversions, policy
 from placer.db import engine as db_engine
 from placer.http import errors
 
-SHOW = policy.METRICS_SHOW
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 ROUTE_ENVIRON = "placer.route"
 UNMATCHED = "unmatched"  # any path outside the route table: never the raw path
 NO_VERSION = "none"  # refused before microversion negotiation (401, 413 ...)
+OTHER_METHOD = "other"  # a method name HTTP does not define
+
+LOG = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
                    10.0, 30.0, 60.0)
@@ -76,15 +81,6 @@ def cleanup(path: str | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
         if os.environ.get(MULTIPROC_ENV) == path:
             del os.environ[MULTIPROC_ENV]
-
-
-def worker_exited(pid: int) -> None:
-    """gunicorn's ``child_exit`` hook: forget a dead worker's live gauges. Its
-    counters and histograms stay in the sums, so totals never go backwards."""
-    if os.environ.get(MULTIPROC_ENV):
-        from prometheus_client import multiprocess
-
-        multiprocess.mark_process_dead(pid)
 
 
 # --- the metrics -----------------------------------------------------------------------
@@ -154,15 +150,16 @@ def _groups_label(count: int) -> str:
     return str(count) if count < MAX_GROUPS_LABEL else f"{MAX_GROUPS_LABEL}+"
 
 
-def observe_candidates(conf, groups: int, returned: int, timings: dict | None) -> None:
-    """One answered GET /allocation_candidates (a no-op when metrics are off)."""
-    if not enabled(conf):
+def observe_candidates(groups: int, returned: int, timings: dict | None) -> None:
+    """One answered GET /allocation_candidates; ``timings`` is None when
+    metrics are off (the handler then asks for none), and this does nothing."""
+    if timings is None:
         return
     m = get()
     label = _groups_label(groups)
     m.candidates.labels(label).observe(returned)
     for phase in ("load", "search"):
-        if timings and phase in timings:
+        if phase in timings:
             m.candidate_seconds.labels(label, phase).observe(timings[phase])
 
 
@@ -178,7 +175,7 @@ class _RouteTemplate:
 
 class _MetricsResource:
     def on_get(self, req, resp) -> None:
-        req.context.auth.can(SHOW)
+        req.context.auth.can(policy.METRICS_SHOW)
         from prometheus_client import REGISTRY, CollectorRegistry, multiprocess
         from prometheus_client.exposition import choose_encoder
 
@@ -244,14 +241,23 @@ class Middleware:
         return _Closing(body, lambda: self._record(environ, _code(seen), start))
 
     def _record(self, environ, status: str, start: float) -> None:
+        """Count one answer; a failure here is logged, never the client's."""
+        try:
+            self._count(environ, status, time.perf_counter() - start)
+        except Exception:
+            LOG.exception("could not count a request in the metrics")
+
+    def _count(self, environ, status: str, seconds: float) -> None:
         route = environ.get(ROUTE_ENVIRON) or _route_of(environ.get("PATH_INFO", ""))
+        # a client may send any method name: an unknown one must not make a series
         method = environ.get("REQUEST_METHOD", "")
+        if method not in falcon.constants.HTTP_METHODS:
+            method = OTHER_METHOD
         version = environ.get(errors.MICROVERSION_ENVIRON)
-        version = f"{version.major}.{version.minor}" if version else NO_VERSION
-        labels = (route, method, version, status)
+        labels = (route, method, microversions.text(version) if version else NO_VERSION, status)
         m = self.metrics
         m.requests.labels(*labels).inc()
-        m.latency.labels(*labels).observe(time.perf_counter() - start)
+        m.latency.labels(*labels).observe(seconds)
         if (status == "409"
                 and environ.get(errors.ERROR_CODE_ENVIRON) == exceptions.CONCURRENT_UPDATE):
             m.conflicts.labels(route, method).inc()

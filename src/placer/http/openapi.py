@@ -30,7 +30,7 @@ _UUID_PARAMS = {"uuid", "consumer_uuid"}
 # Example values of query parameters (what a client typically sends)
 _EXAMPLES = {"resources": "VCPU:1,MEMORY_MB:512", "limit": "5", "group_policy": "none",
              "required": "HW_CPU_X86_AVX2", "project_id": "demo", "associated": "true",
-             "version": "1.39"}
+             "version": mv.text(mv.MAX)}
 
 
 @functools.cache

@@ -9,6 +9,7 @@ import orjson
 from placer import microversions
 from placer.http.request import Request
 from placer.microversions import Version
+from placer.schemas import api
 
 
 def want(req: Request, version: Version) -> bool:
@@ -21,6 +22,22 @@ def version(req: Request) -> Version:
     the schemas, the candidate engine and ``placer.microversions`` use."""
     v = req.context.version
     return (v.major, v.minor)
+
+
+def _window(req: Request) -> api.Window:
+    # handlers are reached through a route, so the template is set
+    return api.TABLE[(req.uri_template or "", req.method)].at(version(req))
+
+
+def body_schema(req: Request):
+    """The validator of the request's body at its route, method and microversion
+    (``placer.schemas.api``, which the OpenAPI document is written from)."""
+    return _window(req).body
+
+
+def query_schema(req: Request):
+    """The validator of the request's query string (as a dict), likewise."""
+    return _window(req).query
 
 
 def send_json(req: Request, resp: falcon.Response, body, status: int = 200,

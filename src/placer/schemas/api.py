@@ -4,10 +4,11 @@
 query string schema and the answers (status -> JSON Schema of the body, None
 for no body), each as a ``Since`` (the value from a microversion on). Its
 ``windows`` cut the versions where any of them changes. Handlers pick their
-validator here (``body(req)``, ``query(req)``), and the OpenAPI document
-(``placer.http.openapi``) is written from the same table, so the two cannot
-disagree. ``tests/functional/test_openapi.py`` checks that the table and the
-route table (``placer.routes``) name the same routes, methods and versions.
+validators here (through ``placer.http.util.body_schema`` and
+``query_schema``), and the OpenAPI document (``placer.http.openapi``) is
+written from the same table, so the two cannot disagree.
+``tests/functional/test_openapi.py`` checks that the table and the route
+table (``placer.routes``) name the same routes, methods and versions.
 
 Body and query entries are validators (their ``.schema`` is the JSON
 Schema): jsonschema's messages quote them, so they are kept as the reference
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from placer import microversions as mv
-from placer.http import util
 from placer.microversions import Version
 from placer.schemas import (
     aggregates,
@@ -67,7 +67,7 @@ class Operation:
             raise ValueError("a body or query before the operation exists")
         cuts = sorted({step for p in parts for step, _ in p.steps})
         self.windows = tuple(
-            Window(first, (cuts[i + 1][0], cuts[i + 1][1] - 1) if i + 1 < len(cuts) else mv.MAX,
+            Window(first, mv.previous(cuts[i + 1]) if i + 1 < len(cuts) else mv.MAX,
                    self._at(self.body, first), self._at(self.query, first),
                    self.answers.at(first))
             for i, first in enumerate(cuts))
@@ -218,26 +218,6 @@ TABLE: dict[tuple[str, str], Operation] = {
 }
 
 
-def window(req) -> Window:
-    """The window of the request's route, method and microversion."""
-    return TABLE[(req.uri_template, req.method)].at(util.version(req))
-
-
-def body(req):
-    """The validator of the request's body at its microversion."""
-    return window(req).body
-
-
-def query(req):
-    """The validator of the request's query string at its microversion."""
-    return window(req).query
-
-
 def body_at(path: str, method: str, version: Version):
     """The body validator of ``method path`` at ``version`` (for tests and tools)."""
     return TABLE[(path, method)].at(version).body
-
-
-def query_at(path: str, method: str, version: Version):
-    """The query validator of ``method path`` at ``version``."""
-    return TABLE[(path, method)].at(version).query

@@ -6,7 +6,7 @@ made of these, and handlers, the query parsers and the OpenAPI document all
 read the same objects. Plain data: the pure core may import it.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Generic, TypeVar
 
 from placer import microversions
@@ -40,18 +40,5 @@ class Since(Generic[T]):
             raise LookupError(f"nothing before {microversions.text(self.first)}")
         return found[1]
 
-    def windows(self) -> Iterator[tuple[Version, Version, T]]:
-        """(first, last, value) for each step, ``last`` included."""
-        for i, (first, value) in enumerate(self.steps):
-            if i + 1 < len(self.steps):
-                last = _before(self.steps[i + 1][0])
-            else:
-                last = microversions.MAX
-            yield first, last, value
-
     def __repr__(self) -> str:
         return f"Since({dict(self.steps)!r})"
-
-
-def _before(version: Version) -> Version:
-    return (version[0], version[1] - 1)
