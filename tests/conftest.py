@@ -8,7 +8,7 @@ it fails them: CI must prove every backend.
 
 import pytest
 
-from placer import wsgi
+from placer import policy, wsgi
 from placer.db import engine as db_engine
 from placer.db import migration, sync, tables
 from tests.helpers.api import Api, assert_error, make_conf
@@ -17,6 +17,16 @@ from tests.helpers.databases import BACKENDS, IN_CI, SERVERS, ThrowAwayDatabase
 # importable from here too, as before tests/helpers/ held them
 __all__ = ["BACKENDS", "IN_CI", "SERVERS", "Api", "ThrowAwayDatabase", "assert_error",
            "make_conf"]
+
+@pytest.fixture
+def fresh_policy():
+    """The policy enforcer is process-wide (``policy.init`` keeps the first):
+    a test that builds its own, with other defaults or a file, starts and
+    ends without one."""
+    policy.reset()
+    yield
+    policy.reset()
+
 
 @pytest.fixture(scope="session", params=BACKENDS)
 def backend(request) -> str:

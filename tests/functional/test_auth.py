@@ -9,7 +9,7 @@ import contextlib
 import pytest
 from keystonemiddleware import fixture as ks_fixture
 
-from placer import policy, wsgi
+from placer import wsgi
 from tests.helpers.api import Api, assert_error, make_conf
 
 LIST_DENIED = "Policy does not allow placement:resource_classes:list to be performed."
@@ -17,12 +17,7 @@ LATEST = "latest"
 KEYSTONE = "http://keystone.test/v3"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_policy():
-    """The enforcer is process-wide: each test here builds its own."""
-    policy.reset()
-    yield
-    policy.reset()
+pytestmark = pytest.mark.usefixtures("fresh_policy")
 
 
 # -- noauth2 ------------------------------------------------------------------

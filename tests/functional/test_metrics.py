@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 from prometheus_client.parser import text_string_to_metric_families
 
-from placer import policy, wsgi
+from placer import wsgi
 from placer.db import allocations as allocations_db
 from placer.db import engine as db_engine
 from placer.http import metrics
@@ -30,11 +30,7 @@ from tests.helpers.processes import stop_process
 RP = "/resource_providers/{uuid}"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_policy():
-    policy.reset()
-    yield
-    policy.reset()
+pytestmark = pytest.mark.usefixtures("fresh_policy")
 
 
 @pytest.fixture

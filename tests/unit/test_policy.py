@@ -68,11 +68,7 @@ def _msg(action):
     return f"Policy does not allow {action} to be performed."
 
 
-@pytest.fixture(autouse=True)
-def _fresh_enforcer():
-    policy.reset()
-    yield
-    policy.reset()
+pytestmark = pytest.mark.usefixtures("fresh_policy")
 
 
 def _init(new_defaults=True, policy_file=None):
