@@ -6,6 +6,7 @@ import uuid as uuidlib
 import jsonschema
 import pytest
 
+from placer.db import tables
 from placer.schemas import responses
 from tests.helpers.api import assert_error
 from tests.helpers.candidates import SHARING, Env
@@ -180,3 +181,18 @@ def test_only_get(env):
     r = env.api.post("/allocation_candidates/explain?resources=VCPU:1", version="1.39", json={})
     assert_error(r, 405)
     assert r.headers["Allow"] == "GET"
+
+
+def test_provider_stored_with_another_case(cloud, db):
+    """A provider uuid stored in upper case (a database the reference wrote):
+    MariaDB finds it regardless of case, the others do not; never a 500."""
+    uuid = cloud.uuid["compute-3"]
+    rp = tables.resource_providers
+    db.write(lambda conn: conn.execute(
+        rp.update().where(rp.c.uuid == uuid).values(uuid=uuid.upper())))
+    result = explain(cloud, f"resources=VCPU:32&provider={uuid}")
+    if db.engine.dialect.name == "mysql":
+        assert result.status_int == 200, result.text
+        assert result.json["provider"]["uuid"] == uuid.upper()
+    else:
+        assert_error(result, 400, f"No resource provider with uuid {uuid} found")

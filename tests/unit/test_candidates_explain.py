@@ -1,6 +1,8 @@
 """The explain funnel (candidates/explain.py): examples, and properties that
 tie it to the search it explains."""
 
+import dataclasses
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -177,9 +179,9 @@ def _key(step):
 
 def _monotone(result):
     for _, steps in result.groups:
-        trees = [s.trees for s in steps if s.trees is not None and s.constraint != "class"]
+        trees = [s.trees for s in steps if s.trees is not None]
         assert trees == sorted(trees, reverse=True), steps
-        assert steps[-1].tree_ids <= steps[0].tree_ids or steps[0].constraint == "class"
+        assert steps[-1].tree_ids <= steps[0].tree_ids
     finals = [steps[-1].tree_ids for _, steps in result.groups]
     trees = [s for s in result.request_steps if s.trees is not None]
     assert all(trees[0].tree_ids <= f for f in finals)
@@ -222,3 +224,49 @@ def test_tree_report_agrees_with_the_search(data):
     anchored = next(search.find_candidates(request, alone, limit=None), None) is not None
     assert anchored == (report.tree_failures == []), report.tree_failures
     assert all(f.detail for f in report.failures + report.tree_failures)
+
+
+def test_provider_report_judges_member_of_as_the_search():
+    """A child in one aggregate and its root in the other: neither is in
+    both, so the search finds nothing, and the child's report says why."""
+    other = "00000000-0000-0000-0000-0000000000b2"
+    snap = Snapshot([
+        rp(1, "host", aggs=[other]),
+        rp(2, "host-numa", parent=1, root=1, inv={"VCPU": Inventory(8)}, aggs=[AGG]),
+    ])
+    query = f"resources=VCPU:1&member_of={AGG}&member_of={other}"
+    result = run(query, snap, provider="00000000-0000-0000-0000-000000000002")
+    assert result.candidates == 0
+    assert [(f.constraint, f.value) for f in result.provider.failures] == [("member_of", other)]
+    assert "its root host is" in result.provider.failures[0].detail
+
+
+def test_provider_report_ignores_in_tree_of_a_group_without_resources():
+    # the search ignores in_tree there too: compute-2 serves the group
+    query = ("resources2=VCPU:1&required1=HW_CPU_X86_AVX2"
+             "&in_tree1=00000000-0000-0000-0000-000000000001&same_subtree=1,2"
+             "&group_policy=none")
+    result = run(query, provider="00000000-0000-0000-0000-000000000003")
+    assert result.candidates > 0
+    assert result.provider.failures == []
+
+
+@SETTINGS
+@given(st.data())
+def test_providers_serving_a_candidate_fail_nothing_by_themselves(data):
+    """Each provider that serves a suffixed group in a candidate, and each
+    provider of the anchor's own tree serving the unsuffixed group, meets
+    that group's own rules in the provider report."""
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    groups = {g.suffix: g for g in request.groups}
+    for candidate in search.find_candidates(request, snap, limit=20):
+        for suffix, served in candidate.groups.items():
+            for p, gives in served:
+                if not suffix and p.root_id != candidate.anchor.id:
+                    continue  # a sharing provider is judged against its own root
+                group = groups[suffix]
+                if not suffix:  # it gives some of the unsuffixed group's classes
+                    group = dataclasses.replace(group, resources=gives)
+                failures = explain._own_failures(group, p, snap.get(p.root_id), snap)
+                assert failures == [], (suffix, p.name, failures)

@@ -74,6 +74,9 @@ def test_provider_report_and_microversion(capsys, cloud):
      "Invalid query string parameters"),
     (["resources=VCPU:1&provider=00000000-0000-0000-0000-000000000001"],
      "No resource provider with uuid 00000000-0000-0000-0000-000000000001 found"),
+    # read as the API reads its query string
+    (["resources=VCPU:1;required=CUSTOM_NOPE"], "No such trait(s): CUSTOM_NOPE"),
+    (["resources=VCPU:1&required=%FF"], "Invalid query string parameters"),
 ])
 def test_bad_queries_exit_1(capsys, cloud, args, message):
     code, out, err = run(capsys, "--config-file", cloud.conf, "explain", *args)

@@ -27,13 +27,11 @@ import uuid as uuidlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from oslo_utils import uuidutils
-
 from placer import exceptions
 from placer.candidates import _domains, _solver, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider, Snapshot
-from placer.model import inventory
+from placer.model import inventory, query_values
 
 # Candidates are counted up to this many (the answer may hold more).
 COUNT_CAP = 1000
@@ -162,10 +160,8 @@ def split_query(pairs: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], st
     if len(values) > 1:
         raise exceptions.BadRequest("Query parameter 'provider' may be specified only once.",
                                     code=exceptions.ILLEGAL_DUPLICATE_QUERYPARAM)
-    if values and not uuidutils.is_uuid_like(values[0]):
-        raise exceptions.BadRequest("Invalid query string parameters: Expected 'provider' "
-                                    f"parameter to be a format of uuid. Got: {values[0]}",
-                                    code=exceptions.QUERYPARAM_BAD_VALUE)
+    if values:
+        query_values.check_uuid("provider", values[0], code=exceptions.QUERYPARAM_BAD_VALUE)
     provider = str(uuidlib.UUID(values[0])) if values else None
     return [(k, v) for k, v in pairs if k != "provider"], provider
 
@@ -216,14 +212,12 @@ def _unit_detail(kind: str, pool: list[Provider], rc: str) -> str:
     """The numbers of ``pool`` that matter for a unit rule."""
     if not pool:
         return ""
+    best = _closest(kind, pool, rc)
     if kind == "capacity":
-        best = max(pool, key=lambda p: _free(p, rc))
         return f"the largest free amount is {max(_free(best, rc), 0)} on {best.name}"
     if kind == "min_unit":
-        best = min(pool, key=lambda p: p.inventories[rc].min_unit)
         return f"the smallest min_unit is {best.inventories[rc].min_unit} on {best.name}"
     if kind == "max_unit":
-        best = max(pool, key=lambda p: p.inventories[rc].max_unit)
         return f"the largest max_unit is {best.inventories[rc].max_unit} on {best.name}"
     sizes = sorted({p.inventories[rc].step_size for p in pool})
     return "step sizes are " + ", ".join(map(str, sizes[:8])) + (" ..." if len(sizes) > 8 else "")
@@ -515,6 +509,8 @@ def _own_failures(group: RequestGroup, p: Provider, root: Provider,
         amount = group.resources[rc]
         out += [Failure(sfx, kind, f"{rc}:{amount}", _shortfall(kind, p, rc, amount))
                 for kind in RESOURCE_KINDS if not _unit_ok(kind, p, rc, amount)]
+    # aggregates are the provider's own in a suffixed group; in the unsuffixed
+    # one the root's count too (the engine's _domains._aggregates_ok)
     aggs = p.aggregates if sfx else p.aggregates | root.aggregates
     whose = p.name if sfx else f"{p.name} and its root {root.name}"
     if sfx:
@@ -525,12 +521,18 @@ def _own_failures(group: RequestGroup, p: Provider, root: Provider,
                 for s in group.any_of if not s & p.traits]
     out += [Failure(sfx, "forbidden", t, f"{p.name} has trait {t}")
             for t in sorted(group.forbidden & p.traits)]
-    out += [Failure(sfx, "member_of", _text(("member_of", s)),
-                    f"{whose}: in none of the aggregates {_text(('member_of', s))}")
-            for s in group.member_of if not s & aggs]
+    if group.member_of and not _member(group, p, root, snapshot):
+        # the sets the provider misses (in the unsuffixed group its root,
+        # though in some of them, is not in every one either)
+        out += [Failure(sfx, "member_of", _text(("member_of", s)),
+                        f"{p.name}: in none of the aggregates {_text(('member_of', s))} (its "
+                        f"root {root.name} is, but not in every member_of set)"
+                        if not sfx and s & root.aggregates else
+                        f"{whose}: in none of the aggregates {_text(('member_of', s))}")
+                for s in group.member_of if not s & p.aggregates]
     out += [Failure(sfx, "forbidden_aggregate", a, f"{whose}: in aggregate {a}")
             for a in sorted(group.forbidden_aggs & aggs)]
-    if group.in_tree is not None:
+    if group.in_tree is not None and group.resources:  # the engine ignores it otherwise
         target = snapshot.by_uuid.get(group.in_tree)
         if target is None:
             out.append(Failure(sfx, "in_tree", group.in_tree,
@@ -540,6 +542,19 @@ def _own_failures(group: RequestGroup, p: Provider, root: Provider,
                                f"{p.name} is in the tree of {root.name}, not of "
                                f"{snapshot.get(target.root_id).name}"))
     return out
+
+
+def _member(group: RequestGroup, p: Provider, root: Provider, snapshot: Snapshot) -> bool:
+    """``p`` meets the group's member_of as the engine judges it: by itself
+    in a suffixed group; itself or through its root in the unsuffixed one."""
+    scope = _domains._group_scope(group, snapshot)
+    if scope is None:  # no provider anywhere meets it
+        return False
+    members, _ = scope
+    if group.suffix:
+        return p.id in members
+    return _domains._aggregates_ok(dataclasses.replace(group, forbidden_aggs=frozenset()),
+                                   p, root, members)
 
 
 def _root_failures(request: CandidateRequest, root: Provider) -> list[Failure]:

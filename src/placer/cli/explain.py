@@ -10,7 +10,6 @@ for a query the API would answer 400.
 """
 
 import sys
-import urllib.parse
 
 import prettytable
 
@@ -19,6 +18,7 @@ from placer.candidates import explain
 from placer.candidates.request import parse_query
 from placer.db import engine as db_engine
 from placer.db import explain as db_explain
+from placer.http import query
 
 PROG = "placement-manage explain"
 
@@ -37,13 +37,14 @@ def add_parser(subparsers) -> None:
 def run(conf) -> int:
     try:
         version = _microversion(conf.command.microversion)
-        pairs = urllib.parse.parse_qsl(conf.command.query.lstrip("?"), keep_blank_values=True)
+        # read as the API reads its query string, so the same 400s follow
+        pairs = query.parse(conf.command.query.lstrip("?").encode("utf-8", "surrogateescape"))
         pairs, provider = explain.split_query(pairs)
         request = parse_query(pairs, version)
         db = db_engine.Database(db_engine.create_engine(conf.placement_database.connection,
                                                         conf.placement_database))
         try:
-            snapshot, around = db.read(db_explain.load, request, provider)
+            snapshot, around, provider = db.read(db_explain.load, request, provider)
         finally:
             db.dispose()
     except exceptions.BadRequest as exc:

@@ -51,6 +51,11 @@ class _Names:
     traits: dict[str, int]
     aggregates: dict[str, int]
 
+    def lack_some_of(self, request: CandidateRequest) -> bool:
+        """The request names a class or trait the database does not have."""
+        return bool(set(request.resource_classes()) - self.classes.keys()
+                    or set(request.trait_names()) - self.traits.keys())
+
 
 def find(conn: Connection, request: CandidateRequest, *, max_candidates: int = -1,
          strategy: str = "depth-first", rng: random.Random | None = None,
@@ -65,8 +70,7 @@ def find(conn: Connection, request: CandidateRequest, *, max_candidates: int = -
     """
     started = time.perf_counter()
     names = _resolve(conn, request)
-    if (set(request.resource_classes()) - names.classes.keys()
-            or set(request.trait_names()) - names.traits.keys()):
+    if names.lack_some_of(request):
         # Only an unknown name needs the whole picture: a 400, or the
         # reference's early empty answer.
         snapshot = full_snapshot(conn, request, list(names.classes.values()))
@@ -500,6 +504,16 @@ def _classless_sharing_roots(conn: Connection, rc_ids: list[int], aux: set[int])
     return set(conn.execute(
         sa.select(s.c.root_provider_id).distinct()
         .where(s.c.id.in_(_sharing_providers()), sa.or_(holds_class, served))).scalars()) - aux
+
+
+def checked_snapshot(conn: Connection, request: CandidateRequest) -> Snapshot:
+    """``full_snapshot`` of the request, after the reference's checks of the
+    names it uses (BadRequest where GET /allocation_candidates gives one)."""
+    names = _resolve(conn, request)
+    snapshot = full_snapshot(conn, request, list(names.classes.values()))
+    if names.lack_some_of(request):
+        precheck.check_names(request, snapshot, names.classes, names.traits)
+    return snapshot
 
 
 def full_snapshot(conn: Connection, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:

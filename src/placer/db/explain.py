@@ -12,37 +12,30 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placer import exceptions
-from placer.candidates import precheck
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Snapshot
 from placer.db import candidates
 from placer.db import tables as t
 
 
-def load(conn: Connection, request: CandidateRequest,
-         provider: str | None = None) -> tuple[Snapshot, Snapshot | None]:
-    """(snapshot for the funnel, snapshot for the ``provider`` report: the
-    same, plus that provider's tree when the first lacks it; None without
-    ``provider``). BadRequest for an unknown name, exactly where
+def load(conn: Connection, request: CandidateRequest, provider: str | None = None
+         ) -> tuple[Snapshot, Snapshot | None, str | None]:
+    """(snapshot for the funnel; snapshot for the ``provider`` report: the
+    same, plus that provider's tree when the first lacks it; the provider's
+    uuid as stored, which the report looks up), the last two None without
+    ``provider``. BadRequest for an unknown name, exactly where
     GET /allocation_candidates reports one, and for an unknown provider."""
-    rc, tr = t.resource_classes, t.traits
-    names = request.resource_classes()
-    classes = dict(conn.execute(sa.select(rc.c.name, rc.c.id)
-                                .where(rc.c.name.in_(names))).all()) if names else {}
-    names = request.trait_names()
-    traits = set(conn.execute(sa.select(tr.c.name).where(tr.c.name.in_(names)))
-                 .scalars()) if names else set()
-    snapshot = candidates.full_snapshot(conn, request, list(classes.values()))
-    if set(request.resource_classes()) - classes.keys() or set(request.trait_names()) - traits:
-        precheck.check_names(request, snapshot, classes, traits)
+    snapshot = candidates.checked_snapshot(conn, request)
     if provider is None:
-        return snapshot, None
+        return snapshot, None, None
     if provider in snapshot.by_uuid:
-        return snapshot, snapshot
+        return snapshot, snapshot, provider
     rp = t.resource_providers
-    root = conn.execute(sa.select(rp.c.root_provider_id).where(rp.c.uuid == provider)).scalar()
-    if root is None:
+    # MySQL compares uuids regardless of case: keep the stored spelling
+    found = conn.execute(sa.select(rp.c.uuid, rp.c.root_provider_id)
+                         .where(rp.c.uuid == provider)).first()
+    if found is None:
         raise exceptions.BadRequest(f"No resource provider with uuid {provider} found",
                                     code=exceptions.QUERYPARAM_BAD_VALUE)
-    tree = candidates.load_trees(conn, [root])
-    return snapshot, Snapshot([*snapshot.providers.values(), *tree])
+    tree = candidates.load_trees(conn, [found.root_provider_id])
+    return snapshot, Snapshot([*snapshot.providers.values(), *tree]), found.uuid

@@ -22,7 +22,7 @@ def explain_candidates(req: Request, resp: falcon.Response):
     version = util.version(req)
     pairs, provider = explain.split_query(query.pairs(req))
     request = parse_query(pairs, version)
-    snapshot, around = req.context.db.read(db.load, request, provider)
+    snapshot, around, provider = req.context.db.read(db.load, request, provider)
     result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
                              max_candidates=req.context.conf.placement.max_allocation_candidates)
     util.send_json(req, resp, result.as_dict())

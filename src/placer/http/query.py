@@ -6,12 +6,16 @@ from placer import exceptions
 
 
 def pairs(req) -> list[tuple[str, str]]:
+    """The request's query string as ``parse`` reads it."""
+    return parse(req.env.get("QUERY_STRING", "").encode("latin-1"))
+
+
+def parse(raw: bytes) -> list[tuple[str, str]]:
     """(key, value) pairs in order: ``&`` and ``;`` separate them, ``+`` is a
     space, and bytes that are not UTF-8 are a 400."""
-    raw = req.env.get("QUERY_STRING", "").encode("latin-1").replace(b"+", b" ")
     result = []
     try:
-        for pair in raw.replace(b";", b"&").split(b"&"):
+        for pair in raw.replace(b"+", b" ").replace(b";", b"&").split(b"&"):
             if pair:
                 key, _, value = pair.partition(b"=")
                 result.append((urllib.parse.unquote_to_bytes(key).decode("utf-8"),

@@ -104,12 +104,18 @@ def parse_member_of(value: str) -> tuple[list[str], list[str]]:
 
 def parse_in_tree(value: str) -> str:
     stripped = value.strip()
-    if not uuidutils.is_uuid_like(stripped):
-        raise exceptions.BadRequest(
-            "Invalid query string parameters: Expected 'in_tree' parameter to be a "
-            f"format of uuid. Got: {value}"
-        )
+    check_uuid("in_tree", stripped, shown=value)
     return stripped
+
+
+def check_uuid(param: str, value: str, shown: str | None = None,
+               code: str | None = None) -> None:
+    """The reference's 400 when query parameter ``param`` is not a uuid
+    (``shown``: the value as the client wrote it, default ``value``)."""
+    if not uuidutils.is_uuid_like(value):
+        raise exceptions.BadRequest(
+            f"Invalid query string parameters: Expected '{param}' parameter to be a "
+            f"format of uuid. Got: {value if shown is None else shown}", code=code)
 
 
 def group(pairs: Iterable[tuple[str, str]]) -> tuple[dict[str, list[str]], dict[str, str]]:
