@@ -64,6 +64,15 @@ class Plan:
             self._room_checks(range(d + 1, count), lambda rc, _, d=d: rc in slots[d].demand)
             for d in range(count)
         ]
+        # What a slot takes is read back only by later slots asking for the
+        # same class (their fits, the room checks): only that is recorded.
+        self.recorded = [
+            [(rc, n) for rc, n in s.demand.items() if any(rc in t.demand for t in slots[i + 1:])]
+            for i, s in enumerate(slots)
+        ]
+        # after these slots the look-ahead has nothing to check (unless a
+        # same_subtree bound moved)
+        self.settled = [not self.linked[d] and not self.room_after[d] for d in range(count)]
         self._lineages: dict[int, list[int]] = {}
 
     def _linked(self, d: int, i: int) -> bool:
@@ -144,7 +153,7 @@ class _Search:
     def _place(self, i: int, p: Provider, sign: int) -> None:
         plan = self.plan
         slot = plan.slots[i]
-        for rc, amount in slot.demand.items():
+        for rc, amount in plan.recorded[i]:
             self.taken[(p, rc)] = self.taken.get((p, rc), 0) + sign * amount
         if slot.granular:
             uses = self.granular_use.get(p, 0) + sign
@@ -335,5 +344,7 @@ class _Search:
             return False
         if match is not None:
             return True  # the matching is the look-ahead for suffixed slots
+        if not moved_sets and self.plan.settled[depth]:
+            return True
         watch = [i for n in moved_sets for i in self.plan.subtrees[n] if i > depth]
         return self._lookahead_ok(depth, watch)

@@ -75,10 +75,10 @@ class Provider:
     aggregates: frozenset[str] = frozenset()
     inventories: Mapping[str, Inventory] = field(default_factory=dict)
     usages: Mapping[str, int] = field(default_factory=dict)
+    is_sharing: bool = field(init=False, repr=False)  # from traits, read in every search loop
 
-    @property
-    def is_sharing(self) -> bool:
-        return SHARING_TRAIT in self.traits
+    def __post_init__(self):
+        self.is_sharing = SHARING_TRAIT in self.traits
 
     def fits(self, rc: str, amount: int, already: int = 0) -> bool:
         """Whether ``amount`` more of ``rc`` fits as one request group's share,
