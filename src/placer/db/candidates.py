@@ -20,7 +20,7 @@ import collections
 import functools
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -561,12 +561,12 @@ _LOAD = {
 }
 
 
-def _load(conn: Connection, query: str, ids: Iterable[int]) -> list[tuple]:
+def _load(conn: Connection, query: str, ids: Iterable[int]) -> Sequence[tuple]:
     listed = ",".join(map(str, sorted(set(map(int, ids)))))
     return _tuples(conn, _LOAD[query].format(ids=listed))
 
 
-def _tuples(conn: Connection, sql: str) -> list[tuple]:
+def _tuples(conn: Connection, sql: str) -> Sequence[tuple]:
     """The rows of ``sql`` as the driver's plain tuples. The statement runs
     through SQLAlchemy, so its errors are wrapped as everywhere else (an
     outage is a 503); the rows, which the drivers here have in hand once it
