@@ -62,6 +62,19 @@ def provider(db, name: str | None = None, *, uuid: str | None = None, parent: st
     return uuid
 
 
+def allocation(db, provider: str, rc: str, used: int, consumer: str | None = None) -> None:
+    """An allocation row, as the allocations API would write it."""
+    def write(conn):
+        rp_id = conn.execute(sa.select(t.resource_providers.c.id)
+                             .where(t.resource_providers.c.uuid == provider)).scalar_one()
+        rc_id = conn.execute(sa.select(t.resource_classes.c.id)
+                             .where(t.resource_classes.c.name == rc)).scalar_one()
+        conn.execute(t.allocations.insert().values(
+            resource_provider_id=rp_id, resource_class_id=rc_id, used=used,
+            consumer_id=consumer or str(uuidlib.uuid4())))
+    db.write(write)
+
+
 def generation(db, uuid: str) -> int:
     return db.read(lambda c: c.execute(sa.select(t.resource_providers.c.generation)
                                        .where(t.resource_providers.c.uuid == uuid)).scalar_one())

@@ -221,25 +221,12 @@ def test_randomized_walk_gives_valid_candidates_without_repeats(db):
 # -- the tree loader ------------------------------------------------------------------
 
 
-def _allocate(db, rp_uuid: str, rc: str, used: int) -> None:
-    def write(conn):
-        rp_id = conn.execute(sa.select(t.resource_providers.c.id)
-                             .where(t.resource_providers.c.uuid == rp_uuid)).scalar_one()
-        rc_id = conn.execute(sa.select(t.resource_classes.c.id)
-                             .where(t.resource_classes.c.name == rc)).scalar_one()
-        conn.execute(t.allocations.insert().values(
-            resource_provider_id=rp_id, resource_class_id=rc_id, used=used,
-            consumer_id=str(uuid.uuid4())))
-
-    db.write(write)
-
-
 def test_trees_load_usage_summed_per_class_and_aggregates_on_request(db):
     root = factories.provider(db, "cn", inventory={"VCPU": 8, "MEMORY_MB": 4096},
                               traits=["HW_CPU_X86_AVX2"], aggregates=[AGG])
     child = factories.provider(db, "gpu", parent=root, inventory={"VGPU": 2})
     for rc, used in (("VCPU", 2), ("VCPU", 3), ("VGPU", 1)):  # two consumers of VCPU
-        _allocate(db, root if rc == "VCPU" else child, rc, used)
+        factories.allocation(db, root if rc == "VCPU" else child, rc, used)
 
     def load(conn, aggregates):
         root_id = conn.execute(sa.select(t.resource_providers.c.id)

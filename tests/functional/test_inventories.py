@@ -3,7 +3,6 @@
 
 import email.utils
 import logging
-import uuid as uuidlib
 
 import pytest
 import sqlalchemy as sa
@@ -14,6 +13,7 @@ from placer.db import tables as t
 from placer.http import app as http_app
 from placer.http.routing import Method
 from placer.routes import ROUTES
+from tests import factories
 from tests.helpers.api import Api, assert_error
 
 RP = "11111111-2222-3333-4444-555555555555"
@@ -55,15 +55,7 @@ def make_provider(db, uuid=RP, generation=0, inventory=None):
 
 def allocate(db, rc, used, uuid=RP, consumer=None):
     """An allocation row, as the (later) allocations API would write it."""
-    def write(conn):
-        rp_id = conn.execute(sa.select(t.resource_providers.c.id)
-                             .where(t.resource_providers.c.uuid == uuid)).scalar_one()
-        rc_id = conn.execute(sa.select(t.resource_classes.c.id)
-                             .where(t.resource_classes.c.name == rc)).scalar_one()
-        conn.execute(t.allocations.insert().values(
-            resource_provider_id=rp_id, resource_class_id=rc_id, used=used,
-            consumer_id=consumer or str(uuidlib.uuid4())))
-    db.write(write)
+    factories.allocation(db, uuid, rc, used, consumer)
 
 
 def state(db, uuid=RP):
