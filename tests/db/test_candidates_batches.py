@@ -12,6 +12,7 @@ import dataclasses
 import os
 import random
 import uuid
+from unittest import mock
 
 import pytest
 import sqlalchemy as sa
@@ -108,7 +109,9 @@ def test_batches_answer_as_one_snapshot(store, data):
     request = dataclasses.replace(request, limit=data.draw(st.sampled_from([None, 1, 2, 3])))
     strategy = data.draw(st.sampled_from(search.STRATEGIES))
     max_candidates = data.draw(st.sampled_from([-1, -1, 1, 4]))
-    batch = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 3)]))
+    # None: the production sizes (pages, then batches sized by the yield so
+    # far), scaled down to these small worlds
+    batch = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 3), None]))
     store.write(_store, snap)
 
     def both(conn):
@@ -117,7 +120,9 @@ def test_batches_answer_as_one_snapshot(store, data):
                                  max_candidates=max_candidates, batch=batch)
         return expected, got
 
-    (expected, expected_summary), (got, got_summary) = store.read(both)
+    with mock.patch.multiple(db_candidates, FIRST_PAGE=(1, 3), LARGEST_PAGE=4,
+                             SMALLEST_BATCH=1):
+        (expected, expected_summary), (got, got_summary) = store.read(both)
     assert [_key(c) for c in got] == [_key(c) for c in expected]
     assert [p.uuid for p in got_summary] == [p.uuid for p in expected_summary]
 
@@ -244,3 +249,28 @@ def test_trees_load_usage_summed_per_class_and_aggregates_on_request(db):
     assert tree[child].parent_id == tree[root].id == tree[child].root_id
     bare = db.read(load, False)
     assert bare[root].aggregates == frozenset() and bare[root].usages == {"VCPU": 5}
+
+
+# -- batch sizes ---------------------------------------------------------------
+
+def test_limited_batches_follow_the_yield():
+    produced = [0]
+    sizes = db_candidates._Sizes(1000, lambda: produced[0])
+    assert sizes.next_batch(0) == 250  # a quarter of the limit first
+    assert sizes.next_page(250) == 1000  # read as many roots as candidates wanted
+    produced[0] = 500  # two candidates per root: the rest needs 250 more, plus 10%
+    assert sizes.next_batch(250) == 276
+    assert sizes.next_page(276) == 276  # a later page holds the batch it is read for
+    produced[0] = 0
+    assert db_candidates._Sizes(1000, lambda: 0).next_batch(0) == 250
+    nothing_yet = db_candidates._Sizes(1000, lambda: produced[0])
+    nothing_yet.next_batch(0)
+    assert nothing_yet.next_batch(250) == 1000  # no yield to go by: four times as many
+
+
+def test_small_limits_and_unlimited_queries():
+    small = db_candidates._Sizes(10, lambda: 0)
+    assert (small.next_batch(0), small.next_page(16)) == (16, 16)
+    everything = db_candidates._Sizes(None, lambda: 5)
+    assert [everything.next_batch(n) for n in (0, 1000, 5000, 9000)] == [1000, 4000, 4000, 4000]
+    assert [everything.next_page(4000) for _ in range(3)] == [4000, 4000, 4000]

@@ -37,11 +37,11 @@ inv_t = t.inventories
 rpt_t = t.resource_provider_traits
 rpa_t = t.resource_provider_aggregates
 
-# Batch sizes: the first follows the limit (a limited query rarely needs
-# more roots than candidates), later ones grow to amortise the queries.
-FIRST_BATCH = (16, 1000)  # bounds of the first batch; unlimited queries start at the top
-LARGEST_BATCH = 4000
-
+# Roots are read in pages (one query each: the filter's fixed cost, such as a
+# member_of set, is paid per page) and their trees loaded in batches. A
+# limited query's first page holds as many roots as it wants candidates,
+# unlimited ones start at the top; pages grow to amortise the queries.
+FIRST_PAGE, LARGEST_PAGE, SMALLEST_BATCH = (16, 1000), 4000, 16
 
 @dataclass
 class _Names:
@@ -80,15 +80,16 @@ def find(conn: Connection, request: CandidateRequest, *, max_candidates: int = -
     if walk.hopeless:
         return [], []
     wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
-    first, largest = batch or (_first_batch(min(wanted) if wanted else None), LARGEST_BATCH)
-    batches = walk.batches(first, largest, rng)
+    candidates: list = []
+    sizes = _Sizes(min(wanted) if wanted else None, lambda: len(candidates), batch)
+    batches = walk.batches(sizes, rng)
     loading = [0.0]
     if timings is not None:
         batches = _timed(batches, loading)
     searching = time.perf_counter()
-    candidates = list(search.stream_candidates(
-        request, batches, max_candidates=max_candidates,
-        strategy=strategy, rng=rng))
+    for candidate in search.stream_candidates(request, batches, max_candidates=max_candidates,
+                                              strategy=strategy, rng=rng):
+        candidates.append(candidate)
     if timings is not None:
         now = time.perf_counter()
         timings["search"] = timings.get("search", 0.0) + now - searching - loading[0]
@@ -107,9 +108,47 @@ def _timed(batches: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot
         yield snapshot
 
 
-def _first_batch(wanted: int | None) -> int:
-    low, high = FIRST_BATCH
-    return high if wanted is None else max(low, min(high, wanted))
+class _Sizes:
+    """Pages of roots and batches of trees. A limited query's first batch is
+    a quarter of its limit and the next ones what the yield so far says the
+    rest of the answer needs: a batch's trees are loaded and searched whole,
+    so roots beyond the need are wasted work. ``batch`` (first, largest)
+    sets both sizes instead, for tests."""
+
+    def __init__(self, wanted: int | None, produced: Callable[[], int],
+                 batch: tuple[int, int] | None = None):
+        self.wanted, self.produced = wanted, produced
+        low, high = FIRST_PAGE
+        if batch is not None:
+            self.page, self.largest = batch
+            self.batch = self.smallest = self.page
+        else:
+            self.page = high if wanted is None else max(low, min(high, wanted))
+            self.largest = LARGEST_PAGE
+            self.batch = self.page if wanted is None else max(SMALLEST_BATCH, wanted // 4)
+            self.smallest = min(self.batch, SMALLEST_BATCH)
+        self.pages = 0
+
+    def next_page(self, batch: int) -> int:
+        """The size of the next page of roots, read for a batch of ``batch``."""
+        if self.pages:
+            self.page = min(self.page * 4, self.largest) if self.wanted is None else batch
+        self.pages += 1
+        return max(self.page, batch)
+
+    def next_batch(self, walked: int) -> int:
+        """The size of the next batch, once ``walked`` roots were searched."""
+        size = self.batch
+        if walked:
+            produced = self.produced()
+            if self.wanted is None or not produced:
+                size *= 4
+            else:
+                # the roots the rest needs at the yield so far, with a margin
+                # that saves most answers a last small batch
+                size = int(max(self.wanted - produced, 0) * walked / produced * 1.1) + 1
+        self.batch = max(self.smallest, min(size, self.largest))
+        return self.batch
 
 
 # Statements built once: constructing a SQLAlchemy statement per request
@@ -178,40 +217,30 @@ class _Walk:
                     return False
         return True
 
-    def batches(self, first: int, largest: int,
-                rng: random.Random | None = None) -> Iterator[Snapshot]:
+    def batches(self, sizes: _Sizes, rng: random.Random | None = None) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
+        page, after, last, walked = [], -1, False, 0
         if rng is not None:
-            roots = list(self.conn.exec_driver_sql(self.roots_sql).scalars())
-            rng.shuffle(roots)
-            chunks: Iterable[list[int]] = _chunks(roots, first, largest)
-        else:
-            chunks = self._in_id_order(first, largest)
-        for ids in chunks:
+            page = list(self.conn.exec_driver_sql(self.roots_sql).scalars())
+            rng.shuffle(page)
+            last = True
+        while True:
+            want = sizes.next_batch(walked)
+            if not page:
+                if last:
+                    return
+                size = sizes.next_page(want)
+                page = list(self.conn.exec_driver_sql(
+                    f"{self.roots_sql} AND resource_providers.id > {int(after)}"
+                    f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all())
+                if not page:
+                    return
+                last, after = len(page) < size, page[-1]
+            ids, page = page[:want], page[want:]
+            walked += len(ids)
             trees = load_trees(self.conn, [i for i in ids if i not in self.aux_roots],
                                self.class_names, self.aggregates)
             yield Snapshot(self.aux + trees, anchor_ids=ids)
-
-    def _in_id_order(self, size: int, largest: int) -> Iterator[list[int]]:
-        after = -1
-        while True:
-            ids = list(self.conn.exec_driver_sql(
-                f"{self.roots_sql} AND resource_providers.id > {int(after)}"
-                f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all())
-            if ids:
-                yield ids
-            if len(ids) < size:
-                return
-            after = ids[-1]
-            size = min(size * 4, largest)
-
-
-def _chunks(ids: list[int], size: int, largest: int) -> Iterator[list[int]]:
-    start = 0
-    while start < len(ids):
-        yield ids[start:start + size]
-        start += size
-        size = min(size * 4, largest)
 
 
 class _RootFilter:
