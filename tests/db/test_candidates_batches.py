@@ -256,16 +256,14 @@ def test_trees_load_usage_summed_per_class_and_aggregates_on_request(db):
 def test_limited_batches_follow_the_yield():
     produced = [0]
     sizes = db_candidates._Sizes(1000, lambda: produced[0])
-    assert sizes.next_batch(0) == 250  # a quarter of the limit first
-    assert sizes.next_page(250) == 1000  # read as many roots as candidates wanted
-    produced[0] = 500  # two candidates per root: the rest needs 250 more, plus 10%
-    assert sizes.next_batch(250) == 276
-    assert sizes.next_page(276) == 276  # a later page holds the batch it is read for
-    produced[0] = 0
-    assert db_candidates._Sizes(1000, lambda: 0).next_batch(0) == 250
-    nothing_yet = db_candidates._Sizes(1000, lambda: produced[0])
+    assert sizes.next_batch(0) == 62  # a sixteenth of the limit first
+    assert sizes.next_page(62) == 1000  # read as many roots as candidates wanted
+    produced[0] = 124  # two candidates per root: the rest needs 438 more, plus 10%
+    assert sizes.next_batch(62) == 482
+    assert sizes.next_page(482) == 482  # a later page holds the batch it is read for
+    nothing_yet = db_candidates._Sizes(1000, lambda: 0)
     nothing_yet.next_batch(0)
-    assert nothing_yet.next_batch(250) == 1000  # no yield to go by: four times as many
+    assert nothing_yet.next_batch(62) == 248  # no yield to go by: four times as many
 
 
 def test_small_limits_and_unlimited_queries():

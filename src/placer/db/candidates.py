@@ -110,7 +110,7 @@ def _timed(batches: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot
 
 class _Sizes:
     """Pages of roots and batches of trees. A limited query's first batch is
-    a quarter of its limit and the next ones what the yield so far says the
+    a sixteenth of its limit and the next ones what the yield so far says the
     rest of the answer needs: a batch's trees are loaded and searched whole,
     so roots beyond the need are wasted work. ``batch`` (first, largest)
     sets both sizes instead, for tests."""
@@ -125,7 +125,7 @@ class _Sizes:
         else:
             self.page = high if wanted is None else max(low, min(high, wanted))
             self.largest = LARGEST_PAGE
-            self.batch = self.page if wanted is None else max(SMALLEST_BATCH, wanted // 4)
+            self.batch = self.page if wanted is None else max(SMALLEST_BATCH, wanted // 16)
             self.smallest = min(self.batch, SMALLEST_BATCH)
         self.pages = 0
 
