@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
 from placer.db import capacity
+from placer.db.engine import plain_rows
 from placer.db.tables import (
     allocations,
     inventories,
@@ -356,15 +357,18 @@ def _having(table, column, ids):
     return rp_t.c.id.in_(sa.select(table.c.resource_provider_id).where(column.in_(ids)))
 
 
-def _with_capacity(rc_id: int, amount: int):
-    """Providers whose inventory of the class can give ``amount`` more: a
-    correlated EXISTS, whose cost follows the providers the other filters
-    leave (a class-wide usage aggregate would cost the whole cloud)."""
+def _with_capacity(amounts: dict[int, int]):
+    """Providers whose inventory of each class can give its amount more: a
+    correlated count of the provider's inventory rows that can (one per class
+    at most), whose cost follows the providers the other filters leave (a
+    class-wide usage aggregate would cost the whole cloud). One probe of the
+    provider's inventories for all classes costs less than one per class."""
     inv = inventories
-    return (sa.select(inv.c.id)
-            .where(inv.c.resource_provider_id == rp_t.c.id, inv.c.resource_class_id == rc_id,
-                   *capacity.can_take(inv, amount))
-            .exists())
+    can = [sa.and_(inv.c.resource_class_id == rc_id, *capacity.can_take(inv, amount))
+           for rc_id, amount in amounts.items()]
+    return (sa.select(sa.func.count()).where(inv.c.resource_provider_id == rp_t.c.id,
+                                             sa.or_(*can))
+            .scalar_subquery() == len(can))
 
 
 def _matches_nothing(conn: Connection, conds) -> bool:
@@ -459,8 +463,9 @@ def list_filtered(conn: Connection,
             return [], None
         raise exceptions.BadRequest("Invalid resource class in resources parameter: "
                                     f"No such resource class {unknown_rc}.")
-    conds += [_with_capacity(rc_ids[rc], amount) for rc, amount in f.resources.items()]
-    rows = conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)).all()
+    if f.resources:
+        conds.append(_with_capacity({rc_ids[rc]: n for rc, n in f.resources.items()}))
+    rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
     return rows, _newest(conn, rows)
 
 
