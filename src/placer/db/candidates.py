@@ -44,6 +44,7 @@ rpa_t = t.resource_provider_aggregates
 # unlimited ones start at the top; pages grow to amortise the queries.
 FIRST_PAGE, LARGEST_PAGE, SMALLEST_BATCH = (16, 1000), 4000, 16
 
+
 @dataclass
 class _Names:
     """Ids of the names a request uses (the unknown ones are absent)."""
