@@ -129,14 +129,14 @@ class _Sizes:
             self.largest = LARGEST_PAGE
             self.batch = self.page if wanted is None else max(SMALLEST_BATCH, wanted // 16)
             self.smallest = min(self.batch, SMALLEST_BATCH)
-        self.pages = 0
 
     def next_page(self, batch: int) -> int:
-        """The size of the next page of roots, read for a batch of ``batch``."""
-        if self.pages:
-            self.page = min(self.page * 4, self.largest) if self.wanted is None else batch
-        self.pages += 1
-        return max(self.page, batch)
+        """The size of the next page of roots, read for a batch of ``batch``:
+        the first page, then the batch itself (limited) or four times the
+        last page (unlimited)."""
+        size = max(self.page, batch)
+        self.page = min(self.page * 4, self.largest) if self.wanted is None else 0
+        return size
 
     def next_batch(self, walked: int) -> int:
         """The size of the next batch, once ``walked`` roots were searched."""

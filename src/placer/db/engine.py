@@ -25,18 +25,6 @@ T = TypeVar("T")
 
 DEADLOCK_RETRIES = 5
 
-
-def plain_rows(result: sa.CursorResult) -> Sequence[tuple]:
-    """The rows of a statement that has run, as the driver's plain tuples
-    (for large answers whose columns need no type processing: the Row
-    objects cost a fifth of reading them). The statement ran through
-    SQLAlchemy, so its errors are wrapped as everywhere else (an outage is a
-    503)."""
-    try:
-        return result.cursor.fetchall()
-    finally:
-        result.close()
-
 # Observers of what the store goes through, called as ``listener(event, detail)``:
 # ("retry", "deadlock" | "generation_conflict") before a write runs again,
 # ("error", exception class name) when a database error ends a transaction,
@@ -53,6 +41,21 @@ def _notify(event: str, detail: str = "") -> None:
             listener(event, detail)
         except Exception:
             LOG.exception("%s listener failed on %s", event, listener)
+
+
+def plain_rows(result: sa.CursorResult) -> Sequence[tuple]:
+    """The rows of a statement that has run, as the driver's plain tuples
+    (for large answers whose columns need no type processing: the Row
+    objects cost a fifth of reading them). SQLite reads its file as rows are
+    fetched: an error there is wrapped as SQLAlchemy wraps the statement's
+    own, so the transaction sees a DBAPIError either way."""
+    dbapi_error = result.context.dialect.loaded_dbapi.Error
+    try:
+        return result.cursor.fetchall()
+    except dbapi_error as exc:
+        raise DBAPIError.instance(None, None, exc, dbapi_error) from exc
+    finally:
+        result.close()
 
 
 def normalize_url(url: str, parameters: str = "") -> sa.URL:
