@@ -190,3 +190,48 @@ def test_server_gives_up_after_max_retries(outage, tmp_path):
     assert log.count("SQL connection failed") == 2, log
     assert "placement-api: the database cannot be reached" in log
     assert "Booting worker" not in log
+
+
+
+
+# placement-api's gunicorn server around a trivial app, whose workers sleep
+# between the fork and gunicorn setting their signal handlers.
+_SLOW_BOOT = """
+import pathlib, sys, time
+from placer.cli.api import _Server
+
+def app(environ, start_response):
+    start_response("200 OK", [])
+    return [b""]
+
+def post_fork(server, worker):
+    pathlib.Path(sys.argv[1]).write_text(str(worker.pid))
+    time.sleep(1)
+
+_Server(lambda: app, {"bind": "127.0.0.1:0", "workers": 1, "post_fork": post_fork,
+                      "graceful_timeout": 20, "control_socket_disable": True}).run()
+"""
+
+
+def test_a_worker_stopped_while_it_boots_exits(tmp_path):
+    """The master's SIGTERM reaches a worker before its handlers are set (as
+    when the server is stopped while it starts or respawns one): the worker
+    exits on its own once booted, instead of serving until the master kills
+    it at the end of its graceful timeout."""
+    booting, log_path = tmp_path / "booting", tmp_path / "gunicorn.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-c", _SLOW_BOOT, str(booting)],
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + TIME_LIMIT
+        while not booting.exists() or not booting.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.01)
+        proc.terminate()
+        proc.wait(timeout=TIME_LIMIT)
+    finally:
+        stop_process(proc)
+    log = log_path.read_text()
+    assert proc.returncode == 0, log
+    assert f"Worker exiting (pid: {booting.read_text()})" in log, log
+    assert "SIGKILL" not in log, log

@@ -2,12 +2,35 @@
 
 import argparse
 import os
+import signal
 import sys
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
 
 from placer import conf as placer_conf
 from placer import exceptions
+
+
+class _Arbiter(Arbiter):
+    """gunicorn's master, holding its signals across the fork of a worker.
+
+    A new worker runs the master's handlers until gunicorn sets its own; a
+    stop signal caught meanwhile was queued where nothing reads it, and the
+    worker served on until the master killed it at the end of its graceful
+    timeout. Held, it waits for the worker's handlers instead."""
+
+    def spawn_worker(self):
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)
+        try:
+            return super().spawn_worker()  # returns in the master only
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _release_signals(worker) -> None:
+    """gunicorn's post_worker_init: the worker's own handlers are set."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, Arbiter.SIGNALS)
 
 
 class _Server(BaseApplication):
@@ -16,11 +39,19 @@ class _Server(BaseApplication):
         super().__init__()
 
     def load_config(self):
+        self.cfg.set("post_worker_init", _release_signals)
         for key, value in self._options.items():
             self.cfg.set(key, value)
 
     def load(self):
         return self._factory()
+
+    def run(self):
+        try:
+            _Arbiter(self).run()
+        except RuntimeError as exc:  # as gunicorn's own run: a bad setting
+            print(f"placement-api: {exc}", file=sys.stderr)
+            sys.exit(1)
 
 
 def main(argv: list[str] | None = None) -> int:
