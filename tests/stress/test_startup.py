@@ -192,8 +192,6 @@ def test_server_gives_up_after_max_retries(outage, tmp_path):
     assert "Booting worker" not in log
 
 
-
-
 # placement-api's gunicorn server around a trivial app, whose workers sleep
 # between the fork and gunicorn setting their signal handlers.
 _SLOW_BOOT = """
