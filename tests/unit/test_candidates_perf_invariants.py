@@ -3,11 +3,12 @@ of the candidates and of the keys in each one's allocations and mappings
 (the JSON body follows both), and the agreement of a candidate's views."""
 
 import itertools
+from unittest import mock
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placer.candidates import render, search
+from placer.candidates import _domains, _solver, render, search
 from placer.candidates.request import parse_query
 from tests.unit.test_candidates_builder import World
 from tests.unit.test_candidates_properties import (
@@ -101,3 +102,46 @@ def test_keys_follow_the_request_order_of_groups():
         (cn, ["VCPU", "MEMORY_MB"]),
         (numa, ["VCPU"]),
     ]
+
+
+def _walked(request, snap):
+    """The candidates as the solver's walk gives them, never its shortcut for
+    slots no rule ties together."""
+    plan_init = _solver.Plan.__init__
+
+    def walk_only(self, *args):
+        plan_init(self, *args)
+        self.independent = False
+
+    with mock.patch.object(_solver.Plan, "__init__", walk_only):
+        return [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+
+
+@SETTINGS
+@given(st.data())
+def test_independent_slots_give_the_walks_answers_in_its_order(data):
+    snap = data.draw(worlds())
+    request = data.draw(queries(snap))
+    found = [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+    assert found == _walked(request, snap)
+
+
+def test_independent_slots_are_every_combination_of_their_options():
+    w = World()
+    w.add("cn", inv={"VCPU": 8, "MEMORY_MB": 64})
+    for n in range(3):
+        w.add(f"gpu{n}", parent="cn", inv={"VGPU": 1})
+    w.add("used", parent="cn", inv={"VGPU": 1}, used={"VGPU": 1})
+    request = parse_query([("resources", "VCPU:1,MEMORY_MB:8"), ("resources1", "VGPU:1"),
+                           ("group_policy", "isolate")], (1, 39))
+    snap = w.snapshot()
+    layout = _domains.Layout(request)
+    assert _solver.Plan(layout, request, snap).independent  # one suffixed group: isolate is moot
+    found = list(search.find_candidates(request, snap, limit=None))
+    assert [c.mappings()["1"] for c in found] == [[w.uuid(f"gpu{n}")] for n in range(3)]
+    assert [engine_key(c) for c in found] == _walked(request, snap)
+    # two suffixed groups under isolate, or a class asked twice, need the walk
+    for query in ([("resources1", "VGPU:1"), ("resources2", "VGPU:1"), ("group_policy", "isolate")],
+                  [("resources", "VCPU:1"), ("resources1", "VCPU:1"), ("group_policy", "none")]):
+        tied = parse_query(query, (1, 39))
+        assert not _solver.Plan(_domains.Layout(tied), tied, snap).independent

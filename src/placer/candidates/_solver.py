@@ -21,10 +21,16 @@ work done follows the number of answers rather than the size of the space:
   several slots, then after each choice for its own classes only: the
   others' demand, pool and use did not change, so neither did their answer.
 
+When no such rule can apply (``Plan.independent``: distinct classes per
+slot, no traits spread over slots, no same_subtree, isolate with at most one
+suffixed group, from 1.29), every combination of the options is a candidate
+and is taken in the walk's order without walking.
+
 A Plan holds what is the same for every anchor of a request; a _Search the
 state of one anchor's walk (walks of several anchors may be interleaved).
 """
 
+import itertools
 from collections.abc import Iterator
 
 from placer.candidates._domains import Layout, Problem
@@ -74,6 +80,12 @@ class Plan:
         # same_subtree bound moved)
         self.settled = [not self.linked[d] and not self.room_after[d] for d in range(count)]
         self._lineages: dict[int, list[int]] = {}
+        # No rule ties the slots together: every combination of the options
+        # (each fits its slot alone) is a candidate, in the walk's order.
+        self.independent = (
+            self.nested_aware and not self.clauses and not self.subtrees
+            and not (self.isolate and len(self.granular) > 1)
+            and not any(self.shared_demand))
 
     def _linked(self, d: int, i: int) -> bool:
         """Whether taking a provider for slot d can change what fits slot i."""
@@ -103,6 +115,8 @@ class Plan:
 
     def assignments(self, problem: Problem) -> Iterator[list[Provider]]:
         """Yield, for each valid candidate of this anchor, the provider per slot."""
+        if self.independent:
+            return map(list, itertools.product(*problem.options))
         search = _Search(self, problem.options)
         if not search.room_ok(self.initial_room):
             return iter(())
