@@ -21,10 +21,11 @@ work done follows the number of answers rather than the size of the space:
   several slots, then after each choice for its own classes only: the
   others' demand, pool and use did not change, so neither did their answer.
 
-When no such rule can apply (``Plan.independent``: distinct classes per
-slot, no traits spread over slots, no same_subtree, isolate with at most one
-suffixed group, from 1.29), every combination of the options is a candidate
-and is taken in the walk's order without walking.
+When no such rule can apply (``Plan.independent``: no class in two slots,
+no traits spread over slots, no same_subtree, isolate with at most one
+suffixed group and, before 1.29, at most one slot giving resources), every
+combination of the options is a candidate and is taken in the walk's order
+without walking.
 
 A Plan holds what is the same for every anchor of a request; a _Search the
 state of one anchor's walk (walks of several anchors may be interleaved).
@@ -80,12 +81,11 @@ class Plan:
         # same_subtree bound moved)
         self.settled = [not self.linked[d] and not self.room_after[d] for d in range(count)]
         self._lineages: dict[int, list[int]] = {}
-        # No rule ties the slots together: every combination of the options
-        # (each fits its slot alone) is a candidate, in the walk's order.
-        self.independent = (
-            self.nested_aware and not self.clauses and not self.subtrees
-            and not (self.isolate and len(self.granular) > 1)
-            and not any(self.shared_demand))
+        # No rule ties the slots together (no slot's choice leaves anything
+        # to check, nor do spread traits or same_subtree): every combination
+        # of the options (each fits its slot alone) is a candidate, in the
+        # walk's order.
+        self.independent = all(self.settled) and not self.clauses and not self.subtrees
 
     def _linked(self, d: int, i: int) -> bool:
         """Whether taking a provider for slot d can change what fits slot i."""
