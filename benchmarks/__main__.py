@@ -74,6 +74,9 @@ def parse_args(argv):
     parser.add_argument("--workers", type=int, default=1, help="server workers with --start (1)")
     parser.add_argument("--max-candidates", type=int, default=-1,
                         help="max_allocation_candidates of the started server (-1: none)")
+    parser.add_argument("--randomize", action="store_true",
+                        help="started servers (both with --reference) answer with "
+                             "randomize_allocation_candidates = true")
     parser.add_argument("--token", default="admin", help="X-Auth-Token (admin: noauth2)")
     parser.add_argument("--pid", type=int,
                         help="with --url: server pid (gunicorn master) for CPU and memory")
@@ -122,7 +125,7 @@ def run_scenario(args, name: str) -> list[runner.Result]:
     if args.start and args.reference:
         return _side_by_side(args, scenario)
     if args.start:
-        with Server(args.workers, args.max_candidates) as server:
+        with Server(args.workers, args.max_candidates, randomize=args.randomize) as server:
             server_proc = Proc(server.proc.pid) if proc_available() else None
             return _measure(args, loader.Client(server.url), scenario, server_proc,
                             args.max_candidates)
@@ -153,7 +156,8 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
     the reference serving the same SQLite file. The reference's results are
     in a scenario named "<name> (reference)"."""
     with scale.ThrowAwayDatabase("sqlite") as url:
-        with Server(args.workers, args.max_candidates, connection=url) as server:
+        with Server(args.workers, args.max_candidates, connection=url,
+                    randomize=args.randomize) as server:
             proc = Proc(server.proc.pid) if proc_available() else None
             results = _measure(args, loader.Client(server.url), scenario, proc,
                                args.max_candidates)
@@ -164,7 +168,7 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
         theirs = scenarios.Scenario(f"{scenario.name} (reference)", scenario.providers,
                                     scenario.allocations, limited)
         with Server(args.workers, args.max_candidates, connection=url,
-                    reference=args.reference) as server:
+                    reference=args.reference, randomize=args.randomize) as server:
             results += _time_scale(args, server, theirs.name, limited, args.reference_repeat)
     return results
 
@@ -190,7 +194,7 @@ def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
                     servers.append(("reference", args.reference, args.reference_repeat))
                 for label, venv, repeat in servers:
                     with Server(args.workers, args.max_candidates, connection=url,
-                                reference=venv) as server:
+                                reference=venv, randomize=args.randomize) as server:
                         queries = scale.queries(gen)
                         if label == "placer":  # the targets are Placer's
                             scale.with_targets(queries, shape, size)
@@ -220,7 +224,8 @@ def _time_scale(args, server: Server, name: str, queries, repeat: int) -> list[r
 
 def main_scale(args) -> int:
     settings = {"placer": os.path.dirname(placer.__file__),  # which tree was measured
-                "backend": args.backend, "sizes": args.sizes, "repeat": args.repeat,
+                "backend": args.backend, "randomize": args.randomize, "sizes": args.sizes,
+                "repeat": args.repeat,
                 "reference_repeat": args.reference_repeat if args.reference else None,
                 "workers": args.workers, "cpus": os.cpu_count(),
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -247,7 +252,8 @@ def main(argv=None) -> int:
     names = list(scenarios.BUILDERS) if args.scenario == "all" else [args.scenario]
     # latency suffers from anything else running: say how busy the machine was
     settings = {"version": scenarios.VERSION, "repeat": args.repeat, "workers": args.workers,
-                "max_candidates": args.max_candidates, "cpus": os.cpu_count(),
+                "max_candidates": args.max_candidates, "randomize": args.randomize,
+                "cpus": os.cpu_count(),
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
     results = [r for name in names for r in run_scenario(args, name)]
     settings["load_average_after"] = [round(x, 2) for x in os.getloadavg()]

@@ -29,6 +29,7 @@ sync_on_startup = {sync}
 
 [placement]
 max_allocation_candidates = {max_candidates}
+randomize_allocation_candidates = {randomize}
 """
 TIMEOUT = 600  # seconds a worker may spend on one request (gunicorn's default: 30)
 
@@ -37,8 +38,9 @@ class Server:
     """``with Server() as s:`` serves on ``s.url`` until the block ends."""
 
     def __init__(self, workers: int = 1, max_candidates: int = -1,
-                 connection: str | None = None, reference: str | None = None):
-        self.workers, self.max_candidates = workers, max_candidates
+                 connection: str | None = None, reference: str | None = None,
+                 randomize: bool = False):
+        self.workers, self.max_candidates, self.randomize = workers, max_candidates, randomize
         self.connection, self.reference = connection, reference
         self.proc: subprocess.Popen | None = None
         self.url = ""
@@ -50,7 +52,8 @@ class Server:
         conf.write_text(CONF.format(
             connection=self.connection or f"sqlite:///{tmp / 'placement.sqlite'}",
             # the reference is served on a database made by Placer's migrations
-            sync=not self.reference, max_candidates=self.max_candidates))
+            sync=not self.reference, max_candidates=self.max_candidates,
+            randomize=str(self.randomize).lower()))
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__

@@ -8,9 +8,11 @@ providers serve roots of different batches and breadth-first rounds span
 batches. Candidates, their order and the provider summaries must be equal.
 """
 
+import collections
 import dataclasses
 import os
 import random
+import re
 import uuid
 from unittest import mock
 
@@ -221,6 +223,82 @@ def test_randomized_walk_gives_valid_candidates_without_repeats(db):
                                                     rng=random.Random(3)))[0]
     used = [list(c.allocations())[0] for c in found]
     assert len(used) == len(set(used)) == 5 and set(used) <= every
+
+
+
+# -- randomize_allocation_candidates --------------------------------------------------
+
+
+def test_randomized_walk_gives_each_fitting_root_alike(db):
+    """Fitting roots among full ones, with children's ids between them: with
+    limit=1 each fitting root comes first about as often as the others (the
+    ids that fail the filter must not favour the roots after them)."""
+    fitting = []
+    for h in range(6):
+        root = factories.provider(db, f"host{h}", inventory={"VCPU": 4})
+        for c in range(h % 3):
+            factories.provider(db, f"host{h}-gpu{c}", parent=root, inventory={"VGPU": 1})
+        if h % 2:
+            factories.allocation(db, root, "VCPU", 4)
+        else:
+            fitting.append(root)
+    request = _query([("resources", "VCPU:1"), ("limit", "1")])
+
+    def firsts(conn):
+        return collections.Counter(
+            next(iter(db_candidates.find(conn, request, rng=random.Random(seed))[0][0]
+                      .allocations()))
+            for seed in range(300))
+
+    counts = db.read(firsts)
+    assert set(counts) == set(fitting)
+    # 100 each expected; the standard deviation is 8
+    assert all(70 <= n <= 130 for n in counts.values()), counts
+
+
+def test_randomized_limited_walk_filters_and_loads_only_a_slice(db):
+    for h in range(40):
+        factories.provider(db, f"host{h}", inventory={"VCPU": 4})
+    request = _query([("resources", "VCPU:1"), ("limit", "2")])
+
+    def find(conn):
+        with mock.patch.object(conn, "exec_driver_sql", wraps=conn.exec_driver_sql) as spy:
+            found, _ = db_candidates.find(conn, request, rng=random.Random(5))
+        return found, [call.args[0] for call in spy.call_args_list]
+
+    found, statements = db.read(find)
+    assert len(found) == 2
+    filtered = [s for s in statements if "parent_provider_id IS NULL" in s
+                and "MIN(id)" not in s]
+    loaded = [s for s in statements if "WHERE root_provider_id IN" in s]
+    assert filtered and loaded
+    # the first page: 16 drawn ids, filtered and loaded, of 40 roots
+    for kind, column in ((filtered, "resource_providers.id"), (loaded, "root_provider_id")):
+        for statement in kind:
+            ids = re.search(rf"{column} IN \(([\d,]+)\)", statement)
+            assert ids and len(ids.group(1).split(",")) <= 16, statement
+
+
+def test_randomized_walk_with_in_tree_stays_in_that_tree(db):
+    hosts = _hosts(db, 4)
+    root, kids = hosts[2]
+    request = _query([("resources", "VGPU:1"), ("in_tree", root)])
+    found = db.read(lambda conn: db_candidates.find(conn, request, rng=random.Random(1)))[0]
+    assert sorted(next(iter(c.allocations())) for c in found) == sorted(kids)
+
+
+def test_random_order_is_uniform_and_drawn_as_needed():
+    counts: collections.Counter = collections.Counter()
+    rng = random.Random(2)
+    for _ in range(24000):
+        order = db_candidates._Permutation(range(10, 14), rng)
+        drawn = order.take(1) + order.take(2) + order.take(5)
+        assert sorted(drawn) == [10, 11, 12, 13] and order.left == 0
+        counts[tuple(drawn)] += 1
+    assert len(counts) == 24
+    # chi-square with 23 degrees of freedom: over 49.7 has probability 0.001
+    assert sum((n - 1000) ** 2 / 1000 for n in counts.values()) < 49.7
+    assert db_candidates._Permutation([], rng).take(3) == []
 
 
 # -- the tree loader ------------------------------------------------------------------

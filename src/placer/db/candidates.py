@@ -221,28 +221,118 @@ class _Walk:
 
     def batches(self, sizes: _Sizes, rng: random.Random | None = None) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
-        page, after, last, walked = [], -1, False, 0
-        if rng is not None:
-            page = list(self.conn.exec_driver_sql(self.roots_sql).scalars())
-            rng.shuffle(page)
-            last = True
+        pages: _InOrder | _Shuffled
+        if rng is None:
+            pages = _InOrder(self.conn, self.roots_sql)
+        else:
+            pages = _Shuffled(self.conn, self.roots_sql, rng, sizes.largest,
+                              confined=bool(self.targets))
+        page: list[int] = []
+        walked = 0
         while True:
             want = sizes.next_batch(walked)
             if not page:
-                if last:
-                    return
-                size = sizes.next_page(want)
-                page = list(self.conn.exec_driver_sql(
-                    f"{self.roots_sql} AND resource_providers.id > {int(after)}"
-                    f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars().all())
+                page = pages.next(sizes.next_page(want))
                 if not page:
                     return
-                last, after = len(page) < size, page[-1]
             ids, page = page[:want], page[want:]
             walked += len(ids)
             trees = load_trees(self.conn, [i for i in ids if i not in self.aux_roots],
                                self.class_names, self.aggregates)
             yield Snapshot(self.aux + trees, anchor_ids=ids)
+
+
+class _InOrder:
+    """The candidate roots by id, one query per page."""
+
+    def __init__(self, conn: Connection, roots_sql: str):
+        self.conn, self.roots_sql = conn, roots_sql
+        self.after, self.done = -1, False
+
+    def next(self, size: int) -> list[int]:
+        """The next ``size`` candidate roots (fewer at the end, then none)."""
+        if self.done:
+            return []
+        page = list(self.conn.exec_driver_sql(
+            f"{self.roots_sql} AND resource_providers.id > {int(self.after)}"
+            f" ORDER BY resource_providers.id LIMIT {int(size)}").scalars())
+        self.done = len(page) < size
+        if page:
+            self.after = page[-1]
+        return page
+
+
+class _Shuffled:
+    """The candidate roots in random order (randomize_allocation_candidates).
+
+    Provider ids are drawn in a uniformly random order (_Permutation) and the
+    roots' filter runs on slices of that order until a page is full: a
+    limited query filters about the providers it needs rather than the whole
+    cloud, and the roots that pass (the filter drops the other ids) come in
+    a uniformly random order as well. A ``confined`` request (in_tree) has
+    few candidate roots: they are filtered in one query, then shuffled."""
+
+    def __init__(self, conn: Connection, roots_sql: str, rng: random.Random, largest: int,
+                 confined: bool):
+        self.conn, self.roots_sql, self.largest = conn, roots_sql, largest
+        if confined:
+            self.ids = _Permutation(list(conn.exec_driver_sql(roots_sql).scalars()), rng)
+        else:
+            # two subqueries: planners read one end of the index for each,
+            # where MIN and MAX in one select scan every row (SQLite)
+            low, high = conn.exec_driver_sql(
+                "SELECT (SELECT MIN(id) FROM resource_providers),"
+                " (SELECT MAX(id) FROM resource_providers)").one()
+            self.ids = _Permutation(range(low or 0, (high or -1) + 1), rng)
+        self.filtered = confined
+
+    def next(self, size: int) -> list[int]:
+        """At least ``size`` more candidate roots while there are some, then none."""
+        found: list[int] = []
+        chunk, drawn = size, 0
+        while len(found) < size and self.ids.left:
+            ids = self.ids.take(chunk)
+            if self.filtered:
+                found += ids
+                continue
+            listed = ",".join(map(str, ids))
+            passed = set(self.conn.exec_driver_sql(
+                f"{self.roots_sql} AND resource_providers.id IN ({listed})").scalars())
+            found += [i for i in ids if i in passed]
+            # the ids the rest needs at the share that passed so far (ids
+            # of children and deleted providers never do), in one query
+            # rather than many, as each pays the filter's fixed costs
+            drawn += len(ids)
+            chunk = (int((size - len(found)) * drawn / len(found) * 1.1) + 1
+                     if found else chunk * 4)
+            chunk = min(chunk, self.largest * 16)
+        return found
+
+
+class _Permutation:
+    """The items of a sequence in a uniformly random order, drawn as needed:
+    a Fisher-Yates shuffle of which only the drawn prefix is done, with the
+    displaced items kept in a dict (memory and time follow the draws)."""
+
+    def __init__(self, items: Sequence[int], rng: random.Random):
+        self.items, self.rng = items, rng
+        self.drawn = 0
+        self.moved: dict[int, int] = {}  # position -> index of the item now there
+
+    @property
+    def left(self) -> int:
+        return len(self.items) - self.drawn
+
+    def take(self, count: int) -> list[int]:
+        items, moved, randrange, end = self.items, self.moved, self.rng.randrange, len(self.items)
+        out = []
+        stop = min(end, self.drawn + count)
+        for i in range(self.drawn, stop):
+            j = randrange(i, end)
+            out.append(items[moved.get(j, j)])
+            moved[j] = moved.pop(i, i)  # position i is used up: its item moves to j
+        self.drawn = stop
+        return out
 
 
 class _RootFilter:
