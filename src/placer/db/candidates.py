@@ -18,6 +18,7 @@ and in_tree targets) are loaded once per request and join every batch.
 
 import collections
 import functools
+import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -295,9 +296,8 @@ class _Shuffled:
             if self.filtered:
                 found += ids
                 continue
-            listed = ",".join(map(str, ids))
-            passed = set(self.conn.exec_driver_sql(
-                f"{self.roots_sql} AND resource_providers.id IN ({listed})").scalars())
+            passed = set(_where_in(self.conn, f"{self.roots_sql} AND resource_providers.id",
+                                   ids).scalars())
             found += [i for i in ids if i in passed]
             # the ids the rest needs at the share that passed so far (ids
             # of children and deleted providers never do), in one query
@@ -660,12 +660,13 @@ def full_snapshot(conn: Connection, request: CandidateRequest, rc_ids: list[int]
     return Snapshot(load_trees(conn, sorted(roots)))
 
 
-# The tree loader's queries, as the driver takes them: with thousands of ids
-# inlined each statement is new to SQLAlchemy's compiled cache, and compiling
-# it would cost more than running it. ``{ids}`` is a list of integers only.
+# The tree loader's queries, as the driver takes them (each ends in the
+# column that _where_in tests): with thousands of ids inlined each statement is
+# new to SQLAlchemy's compiled cache, and compiling it would cost more than
+# running it.
 _LOAD = {
     "providers": "SELECT id, uuid, name, generation, parent_provider_id, root_provider_id"
-                 " FROM resource_providers WHERE root_provider_id IN ({ids})",
+                 " FROM resource_providers WHERE root_provider_id",
     # each inventory with its usage: one index probe per record, and one
     # row for both instead of a second query and a second pass
     "inventories": "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,"
@@ -673,18 +674,33 @@ _LOAD = {
                    " (SELECT SUM(a.used) FROM allocations a"
                    " WHERE a.resource_provider_id = i.resource_provider_id"
                    " AND a.resource_class_id = i.resource_class_id)"
-                   " FROM inventories i WHERE i.resource_provider_id IN ({ids})",
+                   " FROM inventories i WHERE i.resource_provider_id",
     "traits": "SELECT l.resource_provider_id, t.name FROM resource_provider_traits l"
-              " JOIN traits t ON t.id = l.trait_id WHERE l.resource_provider_id IN ({ids})",
+              " JOIN traits t ON t.id = l.trait_id WHERE l.resource_provider_id",
     "aggregates": "SELECT l.resource_provider_id, a.uuid FROM resource_provider_aggregates l"
                   " JOIN placement_aggregates a ON a.id = l.aggregate_id"
-                  " WHERE l.resource_provider_id IN ({ids})",
+                  " WHERE l.resource_provider_id",
 }
 
 
+def _where_in(conn: Connection, sql: str, ids: Iterable[int]) -> sa.CursorResult:
+    """Run ``sql``, which ends in a column, with ``IN`` the ids appended.
+
+    The ids are written as integer literals (no bound parameter per id),
+    except on SQLite: there they are one JSON parameter, so that the
+    statement's text is the same whatever the ids. Python's sqlite3 keeps
+    every distinct statement it prepared (128 per connection), each holding
+    about 100 bytes per literal id: a worker kept tens of MiB of them after
+    a few large answers."""
+    ids = sorted(set(map(int, ids)))
+    if conn.dialect.name == "sqlite":
+        return conn.exec_driver_sql(f"{sql} IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(ids),))
+    return conn.exec_driver_sql(f"{sql} IN ({','.join(map(str, ids))})")
+
+
 def _load(conn: Connection, query: str, ids: Iterable[int]) -> Sequence[tuple]:
-    listed = ",".join(map(str, sorted(set(map(int, ids)))))
-    return plain_rows(conn.exec_driver_sql(_LOAD[query].format(ids=listed)))
+    return plain_rows(_where_in(conn, _LOAD[query], ids))
 
 
 def load_trees(conn: Connection, root_ids: list[int],
