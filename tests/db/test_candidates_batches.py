@@ -134,13 +134,14 @@ def test_random_batches_give_valid_candidates(store, data):
     snap = data.draw(worlds())
     request = data.draw(queries(snap))
     limit = data.draw(st.integers(1, 4))
+    strategy = data.draw(st.sampled_from(search.STRATEGIES))
     store.write(_store, snap)
 
     def both(conn):
         everything, _ = _whole(conn, request, limit=None)
         got, _ = db_candidates.find(conn, dataclasses.replace(request, limit=limit),
                                     rng=random.Random(data.draw(st.integers(0, 9))),
-                                    batch=(1, 2))
+                                    strategy=strategy, batch=(1, 2))
         return everything, got
 
     everything, got = store.read(both)
