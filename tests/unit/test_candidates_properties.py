@@ -137,12 +137,17 @@ SETTINGS = settings(
 )
 
 
+def answers(request, snap) -> list:
+    """The engine's whole answer, as engine_key of each candidate in order."""
+    return [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+
+
 @SETTINGS
 @given(st.data())
 def test_engine_equals_brute_force(data):
     snap = data.draw(worlds())
     request = data.draw(queries(snap))
-    found = [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+    found = answers(request, snap)
     assert len(found) == len(set(found)), "duplicate candidates"
     assert set(found) == brute_force(request, snap)
 
