@@ -7,7 +7,7 @@
 The scenario (see benchmarks/scenarios.py; no name: list its queries) is
 loaded through the WSGI app into a SQLite file in a temporary directory, with
 no server and no sockets; the app is configured as a serving process
-(``wsgi.tune_gc``). The query is sent once to warm up, then ``--repeat`` times
+(``collector.tune``). The query is sent once to warm up, then ``--repeat`` times
 under cProfile, and the functions with the most cumulative time are printed
 (``--out``: the raw profile too, for ``python -m pstats`` or snakeviz).
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 import webob
 
 from benchmarks import loader, scenarios
+from placer import collector, wsgi
 from placer import conf as placer_conf
-from placer import wsgi
 
 
 class InProcessClient(loader.Client):
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         loader.load(client, scenario)
         print(f"loaded {len(scenario.providers)} providers in "
               f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
-        wsgi.tune_gc()
+        collector.tune()
         status, payload, seconds = client.request(query.method, path)
         if not 200 <= status < 300:
             sys.exit(f"{query.name}: {status} {payload[:500].decode(errors='replace')}")

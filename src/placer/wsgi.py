@@ -9,14 +9,13 @@ pre-forking server's master, and a build that fails (database away) is tried
 again on the next request instead of leaving the process unable to serve.
 """
 
-import gc
 import logging
 import threading
 
 from oslo_log import log as oslo_log
 
+from placer import collector, exceptions, policy
 from placer import conf as placer_conf
-from placer import exceptions, policy
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.http import app as http_app
@@ -51,23 +50,11 @@ def create_app(conf, db: db_engine.Database | None = None):
     return http_app.wrap(http_app.create_app(db, conf, ROUTES), conf, db)
 
 
-def tune_gc() -> None:
-    """For a serving process, once the app is built: move everything imported
-    so far out of the collector's sight and collect young objects less often.
-    A candidates request makes tens of thousands of short-lived objects, and
-    with the defaults the collections they trigger cost 40-85 ms of CPU per
-    request on the benchmark scenarios (measured in-process when this was
-    added, commit c3c9934; the README's benchmark table is after it)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
-
-
 def init_application(args: list[str] | None = None):
     conf = placer_conf.new_config(args, placer_conf.default_config_files())
     oslo_log.setup(conf, "placement")
     app = create_app(conf)
-    tune_gc()
+    collector.tune()
     return app
 
 

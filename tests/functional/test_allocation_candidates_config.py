@@ -3,6 +3,7 @@ max_allocation_candidates, allocation_candidates_generation_strategy and
 randomize_allocation_candidates."""
 
 import collections
+import gc
 
 import pytest
 
@@ -101,3 +102,26 @@ def test_randomize_keeps_summaries_for_the_sample(configured):
         answer = env.ok("resources=VCPU:1&limit=2")
         assert len(answer.requests) == 2
         assert {name.split("_")[0] for name in answer.names} == set(roots(answer))
+
+
+def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monkeypatch):
+    from placer.candidates import render
+    from placer.db import candidates as db_candidates
+
+    seen = []
+    find, body = db_candidates.find, render.body
+
+    def spy(real):
+        def call(*args, **kwargs):
+            seen.append((real.__name__, gc.isenabled()))
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(db_candidates, "find", spy(find))
+    monkeypatch.setattr(render, "body", spy(body))
+    env = Env(api)
+    hosts(env, 2)
+    gc.enable()
+    assert len(env.ok("resources=VCPU:1").requests) == 4
+    assert seen == [("find", False), ("body", False)]
+    assert gc.isenabled()

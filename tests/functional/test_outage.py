@@ -9,7 +9,7 @@ import uuid
 import pytest
 from sqlalchemy import event
 
-from placer import wsgi
+from placer import collector, wsgi
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from tests.faults import Outage
@@ -104,7 +104,7 @@ def test_wsgi_entry_point_first_built_during_an_outage(outage, tmp_path, monkeyp
         "max_retries = 2\nretry_interval = 0\n")
     monkeypatch.setenv("OS_PLACEMENT_CONFIG_DIR", str(etc))
     monkeypatch.setattr(wsgi, "_application", None)
-    monkeypatch.setattr(wsgi, "tune_gc", lambda: None)  # keep pytest's collector as it is
+    monkeypatch.setattr(collector, "tune", lambda: None)  # keep pytest's collector as it is
     monkeypatch.setattr("oslo_log.log.setup", lambda *a, **k: None)  # and its logging
     api = Api(wsgi.application)
 

@@ -8,8 +8,8 @@ import sys
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 
+from placer import collector, exceptions
 from placer import conf as placer_conf
-from placer import exceptions
 
 
 class _Arbiter(Arbiter):
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         db = engine.Database(engine.create_engine(conf.placement_database.connection,
                                                   conf.placement_database))
         app = wsgi.create_app(conf, db)
-        wsgi.tune_gc()  # in the worker: preload_app is off
+        collector.tune()  # in the worker: preload_app is off
         return app
 
     # gunicorn's control socket is one per user by default: servers would share it

@@ -18,12 +18,12 @@ and in_tree targets) are loaded once per request and join every batch.
 
 import collections
 import functools
-import json
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -701,7 +701,7 @@ def _where_in(conn: Connection, sql: str, ids: Iterable[int]) -> sa.CursorResult
     ids = sorted(set(map(int, ids)))
     if conn.dialect.name == "sqlite":
         return conn.exec_driver_sql(f"{sql} IN (SELECT value FROM json_each(?))",
-                                    (json.dumps(ids),))
+                                    (orjson.dumps(ids).decode(),))
     return conn.exec_driver_sql(f"{sql} IN ({','.join(map(str, ids))})")
 
 

@@ -4,7 +4,7 @@ import random
 
 import falcon
 
-from placer import policy
+from placer import collector, policy
 from placer.candidates import render
 from placer.candidates.request import parse_query
 from placer.db import candidates as db
@@ -21,9 +21,10 @@ def list_candidates(req: Request, resp: falcon.Response):
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
     timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
-    candidates, summaries = req.context.db.read(
-        db.find, request, max_candidates=conf.max_allocation_candidates,
-        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
-    metrics.observe_candidates(len(request.groups), len(candidates), timings)
-    requested = set(request.resource_classes())
-    util.send_json(req, resp, render.body(candidates, summaries, requested, version))
+    with collector.paused():
+        candidates, summaries = req.context.db.read(
+            db.find, request, max_candidates=conf.max_allocation_candidates,
+            strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
+        metrics.observe_candidates(len(request.groups), len(candidates), timings)
+        requested = set(request.resource_classes())
+        util.send_json(req, resp, render.body(candidates, summaries, requested, version))
