@@ -16,15 +16,20 @@ from placer.http.request import Request
 @returns_json
 def list_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_LIST)
-    version = util.version(req)
-    request = parse_query(query.pairs(req), version)
+    request = parse_query(query.pairs(req), util.version(req))
+    # the answer's objects are all freed when _answer returns, so turning the
+    # collector back on does not make it walk them
+    with collector.paused():
+        _answer(req, resp, request)
+
+
+def _answer(req: Request, resp: falcon.Response, request) -> None:
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
     timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
-    with collector.paused():
-        candidates, summaries = req.context.db.read(
-            db.find, request, max_candidates=conf.max_allocation_candidates,
-            strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
-        metrics.observe_candidates(len(request.groups), len(candidates), timings)
-        requested = set(request.resource_classes())
-        util.send_json(req, resp, render.body(candidates, summaries, requested, version))
+    candidates, summaries = req.context.db.read(
+        db.find, request, max_candidates=conf.max_allocation_candidates,
+        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
+    metrics.observe_candidates(len(request.groups), len(candidates), timings)
+    requested = set(request.resource_classes())
+    util.send_json(req, resp, render.body(candidates, summaries, requested, util.version(req)))
