@@ -8,9 +8,11 @@ gunicorn), served by that venv's gunicorn on the same configuration; nothing
 of it is imported here.
 """
 
+import contextlib
 import functools
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -43,6 +45,7 @@ class Server:
         self.workers, self.max_candidates, self.randomize = workers, max_candidates, randomize
         self.connection, self.reference = connection, reference
         self.proc: subprocess.Popen | None = None
+        self.grace = 15.0  # seconds the server has to stop on SIGTERM
         self.url = ""
 
     def __enter__(self) -> "Server":
@@ -73,8 +76,9 @@ class Server:
             command = [str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers",
                        str(self.workers), "--timeout", str(TIMEOUT), "placer.wsgi:application"]
             env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
+        # its own process group: __exit__ ends the workers too
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
-                                     env=env)
+                                     env=env, start_new_session=True)
         try:
             self._wait_ready(tmp / "server.log")
         except BaseException:
@@ -96,13 +100,20 @@ class Server:
         raise RuntimeError(f"server not ready after {timeout}s:\n{log.read_text()[-3000:]}")
 
     def __exit__(self, *exc) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(self.grace)
+                except subprocess.TimeoutExpired:
+                    pass
+            # A worker still busy with a request (a query that timed out on
+            # the client's side, such as the reference's on wide trees) would
+            # keep computing after its master, using a core that the next
+            # measurements need.
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
         self._log.close()
         self._tmp.cleanup()
 
