@@ -37,17 +37,15 @@ def paused() -> Iterator[None]:
     stays off."""
     global _holders
     with _lock:
-        if _holders == 0 and not gc.isenabled():
-            was_off = True
-        else:
-            was_off = False
+        holds = _holders > 0 or gc.isenabled()
+        if holds:
             _holders += 1
             gc.disable()
     try:
         yield
     finally:
-        if not was_off:
+        if holds:
             with _lock:
                 _holders -= 1
-                if _holders == 0:
+                if not _holders:
                     gc.enable()

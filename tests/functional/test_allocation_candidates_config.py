@@ -8,6 +8,8 @@ import gc
 import pytest
 
 from placer import wsgi
+from placer.candidates import render
+from placer.db import candidates as db_candidates
 from tests.helpers.api import Api, make_conf
 from tests.helpers.candidates import Env
 
@@ -105,9 +107,6 @@ def test_randomize_keeps_summaries_for_the_sample(configured):
 
 
 def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monkeypatch):
-    from placer.candidates import render
-    from placer.db import candidates as db_candidates
-
     seen = []
     find, body = db_candidates.find, render.body
 

@@ -271,4 +271,3 @@ def test_scale_summary_checks():
     assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
     rows[0][3].cpu_ms, rows[-1][3].cpu_ms = 5.0, 40.0
     assert "| 100.0 (40) | 10.0 (5) | 0.10 (0.12) |" in scale.comparison(rows)
-

@@ -6,7 +6,7 @@ import falcon
 
 from placer import collector, policy
 from placer.candidates import render
-from placer.candidates.request import parse_query
+from placer.candidates.request import CandidateRequest, parse_query
 from placer.db import candidates as db
 from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
@@ -23,7 +23,7 @@ def list_candidates(req: Request, resp: falcon.Response):
         _answer(req, resp, request)
 
 
-def _answer(req: Request, resp: falcon.Response, request) -> None:
+def _answer(req: Request, resp: falcon.Response, request: CandidateRequest) -> None:
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
     timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
