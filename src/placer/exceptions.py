@@ -58,6 +58,10 @@ class ConcurrentUpdate(Conflict):
         super().__init__(detail, CONCURRENT_UPDATE)
 
 
+class UnsupportedDatabase(PlacerError):
+    """The database lacks a feature Placer needs: the service refuses to start."""
+
+
 class DatabaseUnavailable(PlacerError):
     """The database cannot be reached (down, restarting, connections cut): the
     client should come back shortly. The driver's error, which names hosts and

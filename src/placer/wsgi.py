@@ -27,15 +27,16 @@ LOG = logging.getLogger(__name__)
 
 def open_database(conf) -> db_engine.Database:
     """Connect (retrying as ``[placement_database] max_retries`` and
-    ``retry_interval`` say), migrate if asked to, and sync the standard
-    classes and traits."""
+    ``retry_interval`` say), check the database can serve the API, migrate if
+    asked to, and sync the standard classes and traits."""
     db_conf = conf.placement_database
     engine = db_engine.create_engine(db_conf.connection, db_conf)
     try:
         db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
+        db = db_engine.Database(engine)
+        db.read(db_engine.check_features)
         if db_conf.sync_on_startup:
             migration.upgrade(engine)
-        db = db_engine.Database(engine)
         db.write(sync.sync_standard_names)
     except BaseException:
         engine.dispose()

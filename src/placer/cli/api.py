@@ -100,6 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     except exceptions.DatabaseUnavailable:
         print("placement-api: the database cannot be reached", file=sys.stderr)
         return 1
+    except exceptions.UnsupportedDatabase as exc:
+        print(f"placement-api: {exc.detail}", file=sys.stderr)
+        return 1
     # With metrics, the workers write theirs to files that GET /metrics sums:
     # the directory must be set before prometheus_client is first imported,
     # which building the app below does.

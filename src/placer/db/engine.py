@@ -176,6 +176,23 @@ def wait_for_connection(engine: Engine, max_retries: int, retry_interval: float)
             time.sleep(retry_interval)
 
 
+def check_features(conn: Connection) -> None:
+    """``UnsupportedDatabase`` with the reason if the database lacks what the
+    API needs: on SQLite, the JSON functions (built in since SQLite 3.38), as
+    the candidate search passes its lists of ids as one JSON parameter there.
+    Checked at start-up, so that an old build fails there and not on the
+    first candidates request."""
+    if conn.dialect.name != "sqlite":
+        return
+    try:
+        conn.exec_driver_sql("SELECT value FROM json_each('[1]')").all()
+    except DBAPIError as exc:
+        raise exceptions.UnsupportedDatabase(
+            f"SQLite {conn.dialect.dbapi.sqlite_version} cannot run its JSON functions "
+            f"({exc.orig}); Placer needs them: SQLite 3.38 or later, or a build with "
+            "JSON1") from exc
+
+
 def _is_deadlock(exc: BaseException | None) -> bool:
     """A deadlock or serialization failure, possibly hidden behind a later
     error (MySQL drops savepoints when it breaks a deadlock, and the failed
