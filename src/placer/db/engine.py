@@ -187,8 +187,9 @@ def check_features(conn: Connection) -> None:
     try:
         conn.exec_driver_sql("SELECT value FROM json_each('[1]')").all()
     except DBAPIError as exc:
+        version = conn.exec_driver_sql("SELECT sqlite_version()").scalar()
         raise exceptions.UnsupportedDatabase(
-            f"SQLite {conn.dialect.dbapi.sqlite_version} cannot run its JSON functions "
+            f"SQLite {version} cannot run its JSON functions "
             f"({exc.orig}); Placer needs them: SQLite 3.38 or later, or a build with "
             "JSON1") from exc
 
