@@ -232,22 +232,24 @@ def _resource_steps(group: RequestGroup, snapshot: Snapshot) -> list[Step]:
     needs everything on one provider; the unsuffixed group one provider per
     class, all serving one tree."""
     name, sfx = _name(group), group.suffix
+    # the providers left per class (one pool for a suffixed group) and the
+    # trees each pool serves
     pools: dict[str, list[Provider]] = {}
+    reach: dict[str, frozenset[int]] = {}
 
     def trees() -> frozenset[int]:
-        if sfx:
-            return _anchors(snapshot, next(iter(pools.values())))
-        return frozenset.intersection(*(_anchors(snapshot, pool) for pool in pools.values()))
+        return frozenset.intersection(*reach.values())
 
     def pool_of(rc: str) -> list[Provider]:
-        return next(iter(pools.values())) if sfx else pools[rc]
+        return pools["" if sfx else rc]
 
     def put(rc: str, providers: list[Provider]) -> None:
-        if sfx:
-            pools.clear()
-            pools[""] = providers
-        else:
-            pools[rc] = providers
+        key = "" if sfx else rc
+        # a step only ever narrows a pool: the same size is the same pool,
+        # whose trees are known (most unit rules drop nobody)
+        if key not in pools or len(providers) != len(pools[key]):
+            reach[key] = _anchors(snapshot, providers)
+        pools[key] = providers
 
     steps = []
     seen: list[str] = []  # classes so far
