@@ -1,6 +1,7 @@
 """GET /allocation_candidates/explain (Placer's own, from 1.10): the funnel
 through the WSGI app, its microversion window, policy and 400s."""
 
+import gc
 import uuid as uuidlib
 
 import jsonschema
@@ -196,3 +197,25 @@ def test_provider_stored_with_another_case(cloud, db):
         assert result.json["provider"]["uuid"] == uuid.upper()
     else:
         assert_error(result, 400, f"No resource provider with uuid {uuid} found")
+
+
+def test_the_collector_is_off_while_the_snapshot_is_read_and_explained(cloud, monkeypatch):
+    from placer.candidates import explain as engine
+    from placer.db import explain as db_explain
+
+    seen = []
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def call(*args, **kwargs):
+            seen.append((name, gc.isenabled()))
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, call)
+
+    spy(db_explain, "load")
+    spy(engine, "explain")
+    gc.enable()
+    assert explain(cloud, "resources=VCPU:64,MEMORY_MB:1024").status_code == 200
+    assert seen == [("load", False), ("explain", False)]
+    assert gc.isenabled()

@@ -7,9 +7,9 @@ provider and its tree. The answer is candidates/explain.py's funnel.
 
 import falcon
 
-from placer import policy
+from placer import collector, policy
 from placer.candidates import explain
-from placer.candidates.request import parse_query
+from placer.candidates.request import CandidateRequest, parse_query
 from placer.db import explain as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
@@ -22,6 +22,14 @@ def explain_candidates(req: Request, resp: falcon.Response):
     version = util.version(req)
     pairs, provider = explain.split_query(query.pairs(req))
     request = parse_query(pairs, version)
+    # a whole-cloud snapshot without reference cycles: the collector would
+    # only walk it again and again while it is built
+    with collector.paused():
+        _answer(req, resp, request, provider)
+
+
+def _answer(req: Request, resp: falcon.Response, request: CandidateRequest,
+            provider: str | None) -> None:
     snapshot, around, provider = req.context.db.read(db.load, request, provider)
     result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
                              max_candidates=req.context.conf.placement.max_allocation_candidates)
