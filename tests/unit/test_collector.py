@@ -28,6 +28,25 @@ def test_an_error_in_the_block_turns_it_back_on():
     assert gc.isenabled()
 
 
+def test_as_a_decorator_the_functions_locals_are_freed_while_it_is_off():
+    freed_with_collector = []
+
+    class Answer:
+        def __del__(self):
+            freed_with_collector.append(gc.isenabled())
+
+    @collector.paused()
+    def handler():
+        answer = Answer()
+        assert not gc.isenabled()
+        return len([answer])
+
+    assert handler() == 1
+    assert handler() == 1  # a new pause on each call
+    assert freed_with_collector == [False, False]
+    assert gc.isenabled()
+
+
 def test_nested_blocks_keep_it_off_until_the_outer_one_ends():
     with collector.paused():
         with collector.paused():

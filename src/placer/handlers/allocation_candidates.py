@@ -6,7 +6,7 @@ import falcon
 
 from placer import collector, policy
 from placer.candidates import render
-from placer.candidates.request import CandidateRequest, parse_query
+from placer.candidates.request import parse_query
 from placer.db import candidates as db
 from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
@@ -14,16 +14,13 @@ from placer.http.request import Request
 
 
 @returns_json
+# The answer's objects are locals of this function, freed when it returns:
+# inside the pause, so the collector never walks them (see collector.paused).
+@collector.paused()
 def list_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_LIST)
-    request = parse_query(query.pairs(req), util.version(req))
-    # the answer's objects are all freed when _answer returns, so turning the
-    # collector back on does not make it walk them
-    with collector.paused():
-        _answer(req, resp, request)
-
-
-def _answer(req: Request, resp: falcon.Response, request: CandidateRequest) -> None:
+    version = util.version(req)
+    request = parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
     timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
@@ -32,4 +29,4 @@ def _answer(req: Request, resp: falcon.Response, request: CandidateRequest) -> N
         strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
-    util.send_json(req, resp, render.body(candidates, summaries, requested, util.version(req)))
+    util.send_json(req, resp, render.body(candidates, summaries, requested, version))

@@ -9,7 +9,7 @@ import falcon
 
 from placer import collector, policy
 from placer.candidates import explain
-from placer.candidates.request import CandidateRequest, parse_query
+from placer.candidates.request import parse_query
 from placer.db import explain as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
@@ -17,19 +17,14 @@ from placer.http.request import Request
 
 
 @returns_json
+# a whole-cloud snapshot, freed with this function's locals inside the pause
+# (see collector.paused)
+@collector.paused()
 def explain_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_EXPLAIN)
     version = util.version(req)
     pairs, provider = explain.split_query(query.pairs(req))
     request = parse_query(pairs, version)
-    # a whole-cloud snapshot without reference cycles: the collector would
-    # only walk it again and again while it is built
-    with collector.paused():
-        _answer(req, resp, request, provider)
-
-
-def _answer(req: Request, resp: falcon.Response, request: CandidateRequest,
-            provider: str | None) -> None:
     snapshot, around, provider = req.context.db.read(db.load, request, provider)
     result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
                              max_candidates=req.context.conf.placement.max_allocation_candidates)
