@@ -52,6 +52,10 @@ def test_open_database_refuses_sqlite_without_json(tmp_path, without_json):
 def test_open_database_accepts_sqlite_with_json(tmp_path):
     db = wsgi.open_database(_conf(tmp_path))
     db.dispose()
+    # checked, then migrated
+    tables = {name for name, in sqlite3.connect(tmp_path / "placement.sqlite").execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"resource_providers", "inventories", "allocations"} <= tables
 
 
 def test_placement_api_exits_with_the_reason(tmp_path, without_json, monkeypatch, capsys):
