@@ -74,7 +74,8 @@ class Server:
             # worker on a slow query, so serve the same WSGI app with gunicorn
             gunicorn = Path(_executable()).parent / "gunicorn"
             command = [str(gunicorn), "--bind", f"127.0.0.1:{port}", "--workers",
-                       str(self.workers), "--timeout", str(TIMEOUT), "placer.wsgi:application"]
+                       str(self.workers), "--timeout", str(TIMEOUT),
+                       "placement.wsgi.api:application"]
             env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
         # its own process group: __exit__ ends the workers too
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,

@@ -161,6 +161,17 @@ def new_config(args: list[str] | None = None, default_config_files=None) -> cfg.
     return conf
 
 
+def check_values(conf: cfg.ConfigOpts) -> None:
+    """Read every option once. oslo.config converts a value when it is first
+    read, so a bad one (``max_retries = many``) would otherwise pass start-up
+    and fail a request later; here it raises ``ConfigFileValueError``."""
+    for name in conf:
+        value = getattr(conf, name)
+        if isinstance(value, cfg.ConfigOpts.GroupAttr):
+            for opt in value:
+                getattr(value, opt)
+
+
 def default_config_files() -> list[str] | None:
     """Where the reference looks when no --config-file is given.
 

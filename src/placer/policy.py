@@ -14,7 +14,7 @@ from oslo_policy import policy as oslo_policy
 
 from placer import exceptions
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.policy")
 
 # Placement ships "policy.yaml" as the default file name (not oslo's old JSON).
 DEFAULT_POLICY_FILE = "policy.yaml"

@@ -47,12 +47,12 @@ def test_minus_one_retries_until_the_database_is_back(outage, tmp_path, caplog):
 
     outage.cut()
     handler = RestoreOnThirdFailure()
-    logging.getLogger("placer.db.engine").addHandler(handler)
+    logging.getLogger("placement.db").addHandler(handler)
     try:
         with caplog.at_level(logging.WARNING):
             db = wsgi.open_database(_conf(tmp_path, outage, -1))
     finally:
-        logging.getLogger("placer.db.engine").removeHandler(handler)
+        logging.getLogger("placement.db").removeHandler(handler)
     assert len(_failures(caplog)) == 3
     assert "unlimited attempts left" in _failures(caplog)[0]
     with db.transaction() as conn:  # and the standard names were synced

@@ -132,7 +132,7 @@ def test_readme_server_command(server, config_dir, tmp_path):
 
 # What mod_wsgi does with a WSGIScriptAlias file: run it as a new module, take
 # its ``application``, call it with each request's environ (SCRIPT_NAME is the
-# alias). A separate process, so that os.environ and placer.wsgi start clean.
+# alias). A separate process, so that os.environ and the app start clean.
 MOD_WSGI = """
 import json, sys, types
 import webob

@@ -421,7 +421,7 @@ def test_update_one_needs_generation(api, db, stocked):
 
 def test_update_one_below_usage_is_allowed_and_logged(api, db, stocked, caplog):
     allocate(db, "VCPU", 6)
-    with caplog.at_level(logging.WARNING, logger="placer.db.inventories"):
+    with caplog.at_level(logging.WARNING, logger="placement.inventories"):
         r = api.put(f"{INVS}/VCPU", version="1.39",
                     json={"resource_provider_generation": 2, "total": 4})
     assert r.status_code == 200
@@ -550,7 +550,7 @@ def test_replace_all_removing_used_class_conflicts(api, db, stocked):
 def test_replace_all_below_usage_is_allowed(api, db, stocked, caplog):
     allocate(db, "DISK_GB", 60)
     allocate(db, "DISK_GB", 30)
-    with caplog.at_level(logging.WARNING, logger="placer.db.inventories"):
+    with caplog.at_level(logging.WARNING, logger="placement.inventories"):
         r = api.put(INVS, version="1.39", json={
             "resource_provider_generation": 2,
             "inventories": {"VCPU": {"total": 8}, "DISK_GB": {"total": 80}}})

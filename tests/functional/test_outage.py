@@ -50,12 +50,12 @@ def test_outage_answers_503_then_recovers(outage, tmp_path, caplog):
     outage.cut()
     if outage.backend == "sqlite":
         db.dispose()  # open SQLite files survive a rename: only new connections fail
-    with caplog.at_level(logging.ERROR, logger="placer.db.engine"):
+    with caplog.at_level(logging.ERROR, logger="placement.db"):
         _assert_unavailable(api.get("/resource_providers", version="1.39"), outage)
         _assert_unavailable(
             api.post("/resource_providers", json={"name": "during"}, version="1.39"), outage)
         _assert_unavailable(api.get(f"/resource_providers/{rp}/inventories"), outage)
-    logged = [r.getMessage() for r in caplog.records if r.name == "placer.db.engine"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "placement.db"]
     assert len(logged) == 3 and all(m.startswith("Database unavailable: ") for m in logged)
     # the operator sees what the driver said
     assert any(word in " ".join(logged) for word in
@@ -80,7 +80,7 @@ def test_connection_lost_in_the_middle_of_a_write(outage, tmp_path, caplog):
         if len(statements) == 2:
             outage.cut()
 
-    with caplog.at_level(logging.ERROR, logger="placer.db.engine"):
+    with caplog.at_level(logging.ERROR, logger="placement.db"):
         _assert_unavailable(api.post("/resource_providers", json={"name": "cut"}), outage)
     event.remove(db.engine, "before_cursor_execute", _cut_after_first)
     assert len(statements) == 2
@@ -92,29 +92,32 @@ def test_connection_lost_in_the_middle_of_a_write(outage, tmp_path, caplog):
     db.dispose()
 
 
-def test_wsgi_entry_point_first_built_during_an_outage(outage, tmp_path, monkeypatch, caplog):
-    """``placer.wsgi:application`` (uwsgi, mod_wsgi) builds its app at its first
-    request: with the database away that request gets a 503 after the
-    configured attempts, and a later one builds the app and is served."""
+def test_wsgi_app_built_during_an_outage(outage, tmp_path, monkeypatch, caplog):
+    """``init_application`` (behind ``placement.wsgi.api``) builds the app
+    without the database, even with ``max_retries = -1`` (kolla-ansible's),
+    which would wait for ever: requests get a 503 while it is away, and the
+    first one after it is back migrates (``sync_on_startup``) and is served."""
     etc = tmp_path / "etc"
     etc.mkdir()
     (etc / "placement.conf").write_text(
         "[api]\nauth_strategy = noauth2\n"
         f"[placement_database]\nconnection = {outage.url}\nsync_on_startup = True\n"
-        "max_retries = 2\nretry_interval = 0\n")
+        "max_retries = -1\n")
     monkeypatch.setenv("OS_PLACEMENT_CONFIG_DIR", str(etc))
-    monkeypatch.setattr(wsgi, "_application", None)
     monkeypatch.setattr(collector, "tune", lambda: None)  # keep pytest's collector as it is
     monkeypatch.setattr("oslo_log.log.setup", lambda *a, **k: None)  # and its logging
-    api = Api(wsgi.application)
 
     outage.cut()
-    with caplog.at_level(logging.WARNING, logger="placer.db.engine"):
+    api = Api(wsgi.init_application())
+    with caplog.at_level(logging.ERROR, logger="placement.db"):
         _assert_unavailable(api.get("/resource_providers"), outage)
-    assert sum("SQL connection failed" in r.getMessage() for r in caplog.records) == 2
-    assert wsgi._application is None
+        _assert_unavailable(api.post("/resource_providers", json={"name": "x"}), outage)
+    assert sum(r.getMessage().startswith("Database unavailable: ")
+               for r in caplog.records) == 2
+    assert api.get("/", version="1.39").status_code == 200  # the root needs no database
 
     outage.restore()
     result = api.get("/resource_providers")
     assert result.status_code == 200, result.text
-    wsgi._application = None  # the monkeypatch puts the original back; drop ours
+    assert result.json == {"resource_providers": []}
+    assert api.get("/resource_classes/VCPU", version="1.39").status_code == 200  # synced

@@ -99,7 +99,7 @@ class Server:
     def log_excerpt(self, lines: int = 120) -> str:
         """The log without the one-line-per-request noise: errors and tracebacks."""
         text = self.log_path.read_text(errors="replace").splitlines()
-        return "\n".join([line for line in text if "placer.requestlog" not in line][-lines:])
+        return "\n".join([line for line in text if "placement.requestlog" not in line][-lines:])
 
 
 # --- the client side --------------------------------------------------------------------

@@ -53,7 +53,7 @@ class Server:
 
     def excerpt(self) -> str:
         """The log without the one-line-per-request noise."""
-        lines = [line for line in self.log().splitlines() if "placer.requestlog" not in line]
+        lines = [line for line in self.log().splitlines() if "placement.requestlog" not in line]
         return "\n".join(lines[-150:])
 
     def wait_for(self, what: str, check) -> None:

@@ -25,7 +25,7 @@ from placer.cli import explain
 from placer.db import engine as db_engine
 from placer.db import migration, online_migrations
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.manage")
 PROG = "placement-manage"
 DEFAULT_BATCH = 50
 
@@ -156,7 +156,7 @@ def _add_db_parsers(subparsers) -> None:
 
 def _version() -> str:
     try:
-        return importlib.metadata.version("placer")
+        return importlib.metadata.version("openstack-placement")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 

@@ -8,6 +8,7 @@ roll back) around it. Writes that lose a deadlock are retried whole.
 import contextlib
 import importlib.util
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
@@ -20,7 +21,7 @@ from sqlalchemy.exc import DBAPIError
 
 from placer import exceptions
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.db")
 T = TypeVar("T")
 
 DEADLOCK_RETRIES = 5
@@ -245,19 +246,41 @@ def _unavailable(exc: Exception) -> exceptions.DatabaseUnavailable:
 
 
 class Database:
-    """The store handed to the HTTP layer: an engine plus transaction helpers."""
+    """The store handed to the HTTP layer: an engine plus transaction helpers.
 
-    def __init__(self, engine: Engine):
+    ``prepare``, if given, runs once before the first transaction (with a
+    plain ``Database`` of the same engine): a WSGI app built at import, before
+    the database answers, checks and syncs it when the first request needs
+    it. Until it succeeds, each transaction tries it again, and a database
+    that cannot be reached is ``DatabaseUnavailable`` (503) meanwhile.
+    """
+
+    def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None):
         self.engine = engine
+        self._prepare = prepare
+        self._prepare_lock = threading.Lock()
 
     @property
     def backend(self) -> str:
         return self.engine.dialect.name
 
+    def _ensure_prepared(self) -> None:
+        with self._prepare_lock:
+            if self._prepare is None:  # another thread did it meanwhile
+                return
+            try:
+                self._prepare(Database(self.engine))
+            except (sa.exc.OperationalError, sa.exc.InterfaceError,
+                    sa.exc.TimeoutError) as exc:
+                raise _unavailable(exc) from exc
+            self._prepare = None
+
     @contextlib.contextmanager
     def transaction(self, write: bool = False) -> Iterator[Connection]:
         """A transaction; ``DatabaseUnavailable`` when the database cannot be
         reached or the connection is lost on the way."""
+        if self._prepare is not None:
+            self._ensure_prepared()
         try:
             # a pooled connection is pinged first (pool_pre_ping): a dead one is
             # replaced here, so the first request after an outage succeeds

@@ -21,7 +21,7 @@ from placer.db.tables import inventories as inv_t
 from placer.db.tables import resource_classes as rc_t
 from placer.model.inventory import FIELDS, Inventory, capacity_problem, over_capacity
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.inventories")
 
 RACE = rp_db.PROVIDER_CHANGED
 GENERATION_CONFLICT = "resource provider generation conflict"

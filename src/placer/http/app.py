@@ -12,7 +12,7 @@ from placer.db.engine import Database
 from placer.http import auth, bodylimit, errors, health, metrics, microversion, requestlog, routing
 from placer.http.request import Request
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.api")
 
 
 class _Bind:

@@ -16,7 +16,7 @@ from oslo_middleware.healthcheck import pluginbase
 
 from placer.db import engine as db_engine
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.healthcheck")
 
 PATH = "/healthcheck"
 

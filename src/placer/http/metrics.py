@@ -40,7 +40,7 @@ UNMATCHED = "unmatched"  # any path outside the route table: never the raw path
 NO_VERSION = "none"  # refused before microversion negotiation (401, 413 ...)
 OTHER_METHOD = "other"  # a method name HTTP does not define
 
-LOG = logging.getLogger(__name__)
+LOG = logging.getLogger("placement.metrics")
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
                    10.0, 30.0, 60.0)
