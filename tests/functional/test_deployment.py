@@ -7,13 +7,11 @@ cannot drift from what is tested.
 """
 
 import contextlib
-import http.client
 import json
 import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -23,11 +21,11 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.databases import IN_CI, ThrowAwayDatabase
+from tests.helpers.deploy import free_port, request
 
 README = (Path(__file__).parents[2] / "README.md").read_text()
 BIN = Path(sys.executable).parent
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
-HEADERS = {"X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.39"}
 
 
 def _readme_command(server: str) -> list[str]:
@@ -61,26 +59,6 @@ def _clean_env(**extra) -> dict:
     return env
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _request(port: int, method: str, path: str, body: dict | None = None):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        headers = dict(HEADERS)
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                     headers=headers)
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("server", ["uwsgi", "gunicorn"])
 def test_readme_server_command(server, config_dir, tmp_path):
     argv = _readme_command(server)
@@ -90,7 +68,7 @@ def test_readme_server_command(server, config_dir, tmp_path):
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
-    port = _free_port()
+    port = free_port()
     # the documented command, listening on a free loopback port instead
     argv = [str(executable)] + [re.sub(r"^(0\.0\.0\.0)?:8778$", f"127.0.0.1:{port}", a)
                                 for a in argv[1:]]
@@ -103,18 +81,18 @@ def test_readme_server_command(server, config_dir, tmp_path):
         deadline = time.monotonic() + TIME_LIMIT
         while True:
             try:
-                status, body = _request(port, "GET", "/")
+                status, body = request(port, "GET", "/")
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"{server} did not serve:\n{log_path.read_text()[-4000:]}")
                 time.sleep(0.2)
         assert status == 200, body
-        status, body = _request(port, "POST", "/resource_providers", {"name": server})
+        status, body = request(port, "POST", "/resource_providers", {"name": server})
         assert status == 200, body
         created = json.loads(body)["uuid"]
         for _ in range(8):  # whichever process answers, each built its app
-            status, body = _request(port, "GET", "/resource_providers")
+            status, body = request(port, "GET", "/resource_providers")
             assert status == 200, body
             assert [p["uuid"] for p in json.loads(body)["resource_providers"]] == [created]
     finally:

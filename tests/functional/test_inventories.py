@@ -304,6 +304,9 @@ def test_create_bad_fields(api, db, stocked, fields, message):
      "JSON does not validate: -inf is not a finite number"),
     ('{"resource_class": "VGPU", "total": 8, "allocation_ratio": Infinity}',
      "inf is greater than the maximum of 3.40282e+38"),
+    # finite, but the capacity overflows to -inf
+    ('{"resource_class": "VGPU", "total": 2147483647, "allocation_ratio": -6.6e307}',
+     "The reserved value is greater than total."),
 ])
 def test_create_bad_bodies(api, db, stocked, body, message):
     before = state(db)

@@ -2,6 +2,7 @@
 
 import datetime
 import math
+import sys
 
 import pytest
 
@@ -95,6 +96,8 @@ def test_inventory_is_frozen():
     (4, 5, 1.5, -1),       # -1.5 truncates toward zero
     (8, 0, 0.0, 0),
     (MAX_INT, 0, 1.0, MAX_INT),
+    (MAX_INT, 0, -6.6e307, -sys.maxsize),  # the product overflows to -inf
+    (-MAX_INT, 0, -6.6e307, sys.maxsize),
 ])
 def test_capacity(total, reserved, ratio, expected):
     assert inventory.capacity(total, reserved, ratio) == expected
@@ -114,6 +117,7 @@ _GT = "The reserved value is greater than total."
     (8, 0, 0.0, _GE, None),        # a ratio of 0 counts like reserved == total
     (1, 0, 0.5, _GE, None),        # int(0.5) == 0
     (2, 0, 0.5, None, None),
+    (MAX_INT, 0, -6.6e307, _GE, _GT),  # a capacity of -inf is refused, not a 500
 ])
 def test_capacity_problem_before_and_from_1_26(total, reserved, ratio, before_1_26, from_1_26):
     inv = Inventory("CUSTOM_X", total, reserved=reserved, allocation_ratio=ratio)

@@ -7,6 +7,7 @@ candidate engine share these (db/capacity.py says the same rules in SQL).
 import dataclasses
 import datetime
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -71,8 +72,14 @@ class Inventory:
 
 
 def capacity(total, reserved, allocation_ratio) -> int:
-    """What can be allocated: ``int((total - reserved) * allocation_ratio)``."""
-    return int((total - reserved) * allocation_ratio)
+    """What can be allocated: ``int((total - reserved) * allocation_ratio)``.
+    A finite ratio near the float limits can make the product infinite: it
+    counts as the largest capacity of its sign, so a negative one is still
+    refused as one (not a 500)."""
+    product = (total - reserved) * allocation_ratio
+    if math.isinf(product):
+        return sys.maxsize if product > 0 else -sys.maxsize
+    return int(product)
 
 
 def capacity_problem(inv: Inventory, provider_uuid: str, reserved_can_be_total: bool) -> str | None:
