@@ -16,8 +16,7 @@ def tune() -> None:
     so far out of the collector's sight and collect young objects less often.
     A candidates request makes tens of thousands of short-lived objects, and
     with the defaults the collections they trigger cost 40-85 ms of CPU per
-    request on the benchmark scenarios (measured in-process when this was
-    added, commit c3c9934; the README's benchmark table is after it)."""
+    request on the benchmark scenarios (measured in process)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)

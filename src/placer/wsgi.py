@@ -36,17 +36,15 @@ def prepare_database(db: db_engine.Database, migrate: bool) -> None:
 def lazy_database(conf) -> db_engine.Database:
     """The database of ``conf``, reached and prepared by the first request that
     needs it. A malformed URL or a missing driver fails here."""
-    db_conf = conf.placement_database
-    engine = db_engine.create_engine(db_conf.connection, db_conf)
-    return db_engine.Database(
-        engine, prepare=functools.partial(prepare_database, migrate=db_conf.sync_on_startup))
+    return db_engine.Database(db_engine.engine_for(conf), prepare=functools.partial(
+        prepare_database, migrate=conf.placement_database.sync_on_startup))
 
 
 def open_database(conf) -> db_engine.Database:
     """The database of ``conf``, connected now (retrying as ``[placement_database]
     max_retries`` and ``retry_interval`` say) and prepared."""
     db_conf = conf.placement_database
-    engine = db_engine.create_engine(db_conf.connection, db_conf)
+    engine = db_engine.engine_for(conf)
     try:
         db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
         db = db_engine.Database(engine)

@@ -113,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     db.dispose()
 
     def factory():
-        db = engine.Database(engine.create_engine(conf.placement_database.connection,
-                                                  conf.placement_database))
+        db = engine.Database(engine.engine_for(conf))
         app = wsgi.create_app(conf, db)
         collector.tune()  # in the worker: preload_app is off
         return app

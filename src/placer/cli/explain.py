@@ -41,8 +41,7 @@ def run(conf) -> int:
         pairs = query.parse(conf.command.query.lstrip("?").encode("utf-8", "surrogateescape"))
         pairs, provider = explain.split_query(pairs)
         request = parse_query(pairs, version)
-        db = db_engine.Database(db_engine.create_engine(conf.placement_database.connection,
-                                                        conf.placement_database))
+        db = db_engine.Database(db_engine.engine_for(conf))
         try:
             snapshot, around, provider = db.read(db_explain.load, request, provider)
         finally:

@@ -31,7 +31,7 @@ DEFAULT_BATCH = 50
 
 
 def _engine(conf):
-    return db_engine.create_engine(conf.placement_database.connection, conf.placement_database)
+    return db_engine.engine_for(conf)
 
 
 def db_sync(conf) -> int:

@@ -27,8 +27,7 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def _read(self, fn):
         if self._db is None:  # built before the config is parsed: connect late
-            db_conf = self.conf.placement_database
-            self._db = db_engine.Database(db_engine.create_engine(db_conf.connection, db_conf))
+            self._db = db_engine.Database(db_engine.engine_for(self.conf))
         return self._db.read(fn)
 
     def close(self) -> None:

@@ -1,8 +1,10 @@
 """Engines for SQLite, PostgreSQL and MySQL/MariaDB, and the transaction helpers.
 
-Every request runs in exactly one transaction: ``Database.read`` or
+Every request runs in one transaction: ``Database.read`` or
 ``Database.write`` call one core function with a connection and commit (or
-roll back) around it. Writes that lose a deadlock are retried whole.
+roll back) around it. Writes that lose a deadlock are retried whole. (A
+refused body on a provider's sub-resource reads the provider once, for the
+404 the reference gives first: handlers/_provider_body.py.)
 """
 
 import contextlib
@@ -107,6 +109,12 @@ def create_engine(url: str, db_conf=None) -> Engine:
     elif backend == "postgresql":
         _no_jit(engine)
     return engine
+
+
+def engine_for(conf) -> Engine:
+    """The engine of a configuration's ``[placement_database]``: the one way
+    every command and the API build theirs."""
+    return create_engine(conf.placement_database.connection, conf.placement_database)
 
 
 def _no_jit(engine: Engine) -> None:

@@ -6,9 +6,9 @@ import falcon
 
 from placer import exceptions, policy
 from placer.db import aggregates as db
-from placer.db import resource_providers as rp_db
+from placer.handlers._provider_body import provider_body
 from placer.http import util
-from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.negotiation import returns_json, takes_json
 from placer.http.request import Request
 from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
 
@@ -48,12 +48,7 @@ def set_aggregates(req: Request, resp: falcon.Response, uuid):
     _check_version(req)
     req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)
-    try:
-        data = json_body(req, util.body_schema(req))
-    except exceptions.BadRequest:
-        # the reference looks the provider up before reading the body
-        req.context.db.read(rp_db.get, uuid)
-        raise
+    data = provider_body(req, uuid)
     if with_generation:
         wanted, seen = data["aggregates"], int(data["resource_provider_generation"])
     else:

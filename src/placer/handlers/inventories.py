@@ -2,9 +2,9 @@
 
 from placer import exceptions, policy
 from placer.db import inventories as db
-from placer.db import resource_providers as rp_db
+from placer.handlers._provider_body import provider_body
 from placer.http import util
-from placer.http.negotiation import json_body, returns_json, takes_json
+from placer.http.negotiation import returns_json, takes_json
 from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
 from placer.model.inventory import Inventory
 from placer.schemas import inventories as schema
@@ -32,22 +32,9 @@ def _render_one(inv: Inventory, generation: int) -> dict:
 def _send_all(req, resp, generation: int, invs: list[Inventory]) -> None:
     body = {"resource_provider_generation": generation,
             "inventories": {inv.resource_class: inv.fields() for inv in invs}}
-    stamps = [inv.stamp for inv in invs]
-    # Unsaved or unstamped rows count as "now" (None); no rows: no Last-Modified.
-    util.send_json(req, resp, body,
-                   last_modified=None if None in stamps else util.latest(*stamps))
-    if not invs:
+    util.send_json(req, resp, body, last_modified=util.newest(inv.stamp for inv in invs))
+    if not invs:  # no rows, no Last-Modified
         resp.delete_header("Last-Modified")
-
-
-def _parse(req, uuid: str, read):
-    """``read()`` parses and validates the body. A bad body on an unknown
-    provider is a 404: the reference looks the provider up first."""
-    try:
-        return read()
-    except exceptions.BadRequest:
-        req.context.db.read(rp_db.get, uuid)
-        raise
 
 
 @returns_json
@@ -61,11 +48,7 @@ def list_inventories(req, resp, uuid):
 def create_inventory(req, resp, uuid):
     req.context.auth.can(policy.INVENTORIES_CREATE)
 
-    def read():
-        data = json_body(req, util.body_schema(req))
-        return Inventory.from_body(data["resource_class"], data)
-
-    inv = _parse(req, uuid, read)
+    inv = provider_body(req, uuid, lambda data: Inventory.from_body(data["resource_class"], data))
     generation = req.context.db.write(db.add, uuid, inv, _reserved_can_be_total(req))
     resp.location = _url(req, uuid, inv.resource_class)
     util.send_json(req, resp, _render_one(inv, generation), status=201)
@@ -82,11 +65,10 @@ def show_inventory(req, resp, uuid, resource_class):
 def update_inventory(req, resp, uuid, resource_class):
     req.context.auth.can(policy.INVENTORIES_UPDATE)
 
-    def read():
-        data = json_body(req, util.body_schema(req))
+    def parse(data):
         return data["resource_provider_generation"], Inventory.from_body(resource_class, data)
 
-    seen, inv = _parse(req, uuid, read)
+    seen, inv = provider_body(req, uuid, parse)
     generation = req.context.db.write(db.update_one, uuid, seen, inv,
                                       _reserved_can_be_total(req))
     util.send_json(req, resp, _render_one(inv, generation))
@@ -96,13 +78,12 @@ def update_inventory(req, resp, uuid, resource_class):
 def replace_inventories(req, resp, uuid):
     req.context.auth.can(policy.INVENTORIES_UPDATE)
 
-    def read():
-        data = json_body(req, util.body_schema(req))
+    def parse(data):
         schema.check_unmatched(data["inventories"])
         invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
         return data["resource_provider_generation"], invs
 
-    seen, invs = _parse(req, uuid, read)
+    seen, invs = provider_body(req, uuid, parse)
     generation = req.context.db.write(db.replace_all, uuid, seen, invs,
                                       _reserved_can_be_total(req))
     _send_all(req, resp, generation, invs)

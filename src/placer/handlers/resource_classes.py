@@ -21,17 +21,15 @@ def _render(req: Request, rc) -> dict:
 
 def _stamp(rc):
     # standard classes carry no meaningful timestamps: the reference says "now"
-    return None if rc.standard else util.latest(rc.updated_at, rc.created_at)
+    return None if rc.standard else rc.updated_at or rc.created_at
 
 
 @returns_json
 def list_classes(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.RESOURCE_CLASSES_LIST)
     classes = req.context.db.read(db.list_all)
-    stamps = [_stamp(rc) for rc in classes]
-    when = None if None in stamps else util.latest(*stamps)
     util.send_json(req, resp, {"resource_classes": [_render(req, rc) for rc in classes]},
-                   last_modified=when)
+                   last_modified=util.newest(_stamp(rc) for rc in classes))
 
 
 @takes_json

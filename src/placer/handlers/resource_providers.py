@@ -8,6 +8,7 @@ import orjson
 
 from placer import policy
 from placer.db import resource_providers as db
+from placer.handlers._provider_body import provider_body
 from placer.http import query, util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
@@ -124,8 +125,7 @@ def show_provider(req: Request, resp: falcon.Response, uuid):
 @takes_json
 def update_provider(req: Request, resp: falcon.Response, uuid):
     req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
-    req.context.db.read(db.get, uuid)  # an unknown provider is a 404 before any body error
-    data = json_body(req, util.body_schema(req))
+    data = provider_body(req, uuid)
     parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
     rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
                                       util.want(req, REPARENTING))

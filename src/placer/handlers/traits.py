@@ -21,10 +21,7 @@ def _url(req: Request, name: str) -> str:
 
 
 def _stamp(traits):
-    """Newest change among the traits; None (meaning now) for an empty list or
-    a row without timestamps, as the reference picks."""
-    stamps = [t.updated_at or t.created_at for t in traits]
-    return None if not stamps or None in stamps else max(stamps)
+    return util.newest(t.updated_at or t.created_at for t in traits)
 
 
 def _list_filters(query: dict[str, str], schema) -> dict:

@@ -32,9 +32,7 @@ class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
     def _engine(self) -> sa.Engine:
         with self._lock:
             if self.database is None:  # loaded outside HealthCheck: a pool of its own
-                db_conf = self.oslo_conf.placement_database
-                self.database = db_engine.Database(
-                    db_engine.create_engine(db_conf.connection, db_conf))
+                self.database = db_engine.Database(db_engine.engine_for(self.oslo_conf))
             return self.database.engine
 
     def healthcheck(self, server_port: int) -> pluginbase.HealthcheckResult:

@@ -2,6 +2,7 @@
 
 import datetime
 import email.utils
+from collections.abc import Iterable
 
 import falcon
 import orjson
@@ -61,10 +62,12 @@ def set_last_modified(req: Request, resp: falcon.Response,
     resp.set_header("Cache-Control", "no-cache")
 
 
-def latest(*stamps: datetime.datetime | None) -> datetime.datetime | None:
-    """The most recent of some rows' updated_at/created_at values."""
-    present = [s for s in stamps if s is not None]
-    return max(present) if present else None
+def newest(stamps: Iterable[datetime.datetime | None]) -> datetime.datetime | None:
+    """The Last-Modified of a list of rows: the newest stamp, or None ("now",
+    as the reference says) for an empty list or one with an unstamped row."""
+    listed = list(stamps)
+    present = [s for s in listed if s is not None]
+    return max(present) if present and len(present) == len(listed) else None
 
 
 def no_content(resp: falcon.Response, status: int = 204, location: str | None = None) -> None:
