@@ -6,6 +6,8 @@ A server that cannot be reached skips its tests, except with CI=true, where
 it fails them: CI must prove every backend.
 """
 
+import subprocess
+
 import pytest
 
 from placer import policy, wsgi
@@ -17,6 +19,20 @@ from tests.helpers.databases import BACKENDS, IN_CI, SERVERS, ThrowAwayDatabase
 # importable from here too, as before tests/helpers/ held them
 __all__ = ["BACKENDS", "IN_CI", "SERVERS", "Api", "ThrowAwayDatabase", "assert_error",
            "make_conf"]
+
+@pytest.fixture(autouse=True)
+def _processes_are_marked(request, monkeypatch):
+    """A test that starts a process carries ``@pytest.mark.processes``, so that
+    ``-m "not processes"`` is a run without any; others fail if they start one."""
+    if request.node.get_closest_marker("processes"):
+        return
+
+    def refused(self, *args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} starts a process: mark it "
+                             "@pytest.mark.processes")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refused)
+
 
 @pytest.fixture
 def fresh_policy():

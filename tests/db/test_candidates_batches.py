@@ -25,7 +25,7 @@ from placer.candidates.request import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT
 from placer.db import candidates as db_candidates
 from placer.db import tables as t
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.worlds import AGGS, TRAITS, engine_key, queries, worlds
 
 # PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz

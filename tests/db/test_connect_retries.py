@@ -7,8 +7,8 @@ import logging
 import pytest
 
 from placer import exceptions, wsgi
-from tests.faults import Outage
 from tests.helpers.api import make_conf
+from tests.helpers.faults import Outage
 
 FAILED = "SQL connection failed"
 

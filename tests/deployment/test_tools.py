@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import Outage
 from tests.helpers import deploy
 from tests.helpers.databases import ThrowAwayDatabase
 from tests.helpers.deploy import Apache, Server, free_port, ini, request, run
+from tests.helpers.faults import Outage
+
+pytestmark = pytest.mark.processes
 
 PY = "python3.11"
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from placer import wsgi
 from placer.candidates.snapshot import SHARING_TRAIT
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.api import Api, make_conf
 
 AGGS = ["00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b",

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 
 PROJECT = {"project_id": "proj", "user_id": "user"}

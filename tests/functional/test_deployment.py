@@ -23,6 +23,8 @@ import pytest
 from tests.helpers.databases import IN_CI, ThrowAwayDatabase
 from tests.helpers.deploy import free_port, request
 
+pytestmark = pytest.mark.processes
+
 README = (Path(__file__).parents[2] / "README.md").read_text()
 BIN = Path(sys.executable).parent
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from placer.routes import ROUTES
-from tests import factories
+from tests.helpers import factories
 
 RP_UUID = "11111111-2222-4333-8444-555555555555"
 CONSUMER = "99999999-8888-4777-8666-555555555555"

@@ -13,7 +13,7 @@ from placer.db import tables as t
 from placer.http import app as http_app
 from placer.http.routing import Method
 from placer.routes import ROUTES
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.api import Api, assert_error
 
 RP = "11111111-2222-3333-4444-555555555555"

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes
+
 TIME_LIMIT = 60.0  # seconds for each subprocess: a safety stop, not an assertion
 DEV_LOG = "/dev/log"
 

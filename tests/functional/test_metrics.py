@@ -344,6 +344,7 @@ def _count_in(files, tmp_path) -> float:
     return requests(samples, "/resource_providers", "GET", "1.0", "200")
 
 
+@pytest.mark.processes
 def test_two_workers_metrics_are_summed(tmp_path):
     prom = tmp_path / "prom"
     prom.mkdir()

@@ -12,9 +12,9 @@ from sqlalchemy import event
 from placer import collector, wsgi
 from placer.db import engine as db_engine
 from placer.db import migration, sync
-from tests.faults import Outage
 from tests.helpers.api import Api, assert_error, make_conf
 from tests.helpers.databases import BACKENDS
+from tests.helpers.faults import Outage
 
 NETWORK_BACKENDS = [b for b in BACKENDS if b != "sqlite"]
 DRIVER_WORDS = ["psycopg", "pymysql", "sqlite", "OperationalError", "sqlalchemy", "Errno"]

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 
 SERVICE = {"X-Roles": "admin,service"}

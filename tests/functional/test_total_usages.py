@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 
 

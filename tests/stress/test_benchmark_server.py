@@ -5,7 +5,11 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from benchmarks import server
+
+pytestmark = pytest.mark.processes
 
 
 def test_the_server_ends_with_its_workers_even_a_stuck_one():

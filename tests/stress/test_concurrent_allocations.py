@@ -24,7 +24,7 @@ import pytest
 
 from placer.db import engine as db_engine
 from placer.db import migration, sync
-from tests import factories
+from tests.helpers import factories
 from tests.helpers.databases import BACKENDS, ThrowAwayDatabase
 from tests.helpers.stress import (
     CLIENTS,
@@ -45,7 +45,7 @@ from tests.helpers.stress import (
     table_problems,
 )
 
-pytestmark = pytest.mark.stress
+pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
 
 # --- the test ---------------------------------------------------------------------------

@@ -33,13 +33,11 @@ import sqlalchemy as sa
 from placer.db import engine as db_engine
 from placer.db import migration
 from placer.db import tables as t
-from tests import factories
-from tests.helpers import stress
+from tests.helpers import factories, galera, stress
 from tests.helpers.api import make_conf
 from tests.helpers.databases import BACKENDS, IN_CI
-from tests.stress import galera
 
-pytestmark = pytest.mark.stress
+pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
 DATABASE = "placement"
 WORKERS = 2  # per placement-api; three of them share this machine with three servers

@@ -11,7 +11,7 @@ import pytest
 
 from tests.stress.test_startup import Server
 
-pytestmark = pytest.mark.stress
+pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
 
 def _read_response(sock: socket.socket) -> bytes:

@@ -23,11 +23,11 @@ import pytest
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.db.tables import traits
-from tests.faults import Outage
 from tests.helpers.databases import ThrowAwayDatabase
+from tests.helpers.faults import Outage
 from tests.helpers.processes import stop_process
 
-pytestmark = pytest.mark.stress
+pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
 
@@ -192,10 +192,11 @@ def test_server_gives_up_after_max_retries(outage, tmp_path):
     assert "Booting worker" not in log
 
 
-# placement-api's gunicorn server around a trivial app, whose workers sleep
-# between the fork and gunicorn setting their signal handlers.
+# placement-api's gunicorn server around a trivial app, whose workers wait,
+# between the fork and gunicorn setting their signal handlers, until the
+# master's SIGTERM is pending (held: the master spawns them with it blocked).
 _SLOW_BOOT = """
-import pathlib, sys, time
+import pathlib, signal, sys, time
 from placer.cli.api import _Server
 
 def app(environ, start_response):
@@ -204,7 +205,9 @@ def app(environ, start_response):
 
 def post_fork(server, worker):
     pathlib.Path(sys.argv[1]).write_text(str(worker.pid))
-    time.sleep(1)
+    deadline = time.monotonic() + 60  # a safety stop; the test fails without the signal
+    while signal.SIGTERM not in signal.sigpending() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 _Server(lambda: app, {"bind": "127.0.0.1:0", "workers": 1, "post_fork": post_fork,
                       "graceful_timeout": 20, "control_socket_disable": True}).run()

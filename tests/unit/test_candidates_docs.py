@@ -4,7 +4,7 @@ Where a diagram is missing from the documents, the model is rebuilt from the
 listed answers; the comment says so.
 """
 
-from tests.unit.test_candidates_builder import World, agg, allocs
+from tests.helpers.snapshots import World, agg, allocs
 
 TRIO = [("resources", "VCPU:1,MEMORY_MB:512,DISK_GB:500")]
 HOST = {"VCPU": 8, "MEMORY_MB": 1024, "DISK_GB": 1000}

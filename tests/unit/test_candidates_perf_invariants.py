@@ -10,17 +10,9 @@ from hypothesis import strategies as st
 
 from placer.candidates import _domains, _solver, render, search
 from placer.candidates.request import parse_query
-from tests.unit.test_candidates_builder import World
-from tests.unit.test_candidates_properties import (
-    SETTINGS,
-    answers,
-    engine_key,
-    key,
-    queries,
-    root_ok,
-    valid,
-    worlds,
-)
+from tests.helpers.brute_force import answers, key, root_ok, valid
+from tests.helpers.snapshots import World
+from tests.helpers.worlds import SETTINGS, engine_key, queries, worlds
 
 
 def lexicographic(request, snap):

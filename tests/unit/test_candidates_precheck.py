@@ -5,7 +5,7 @@ import pytest
 from placer import exceptions
 from placer.candidates.precheck import check_names, satisfiable_alone
 from placer.candidates.request import parse_query
-from tests.unit.test_candidates_builder import World, agg
+from tests.helpers.snapshots import World, agg
 
 CLASSES = {"VCPU", "DISK_GB"}
 TRAITS = {"CUSTOM_A", "HW_NUMA_ROOT"}

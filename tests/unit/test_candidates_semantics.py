@@ -6,7 +6,7 @@ import pytest
 
 from placer.candidates import search
 from placer.candidates.request import parse_query
-from tests.unit.test_candidates_builder import World, agg, allocs
+from tests.helpers.snapshots import World, agg, allocs
 
 AGG_A = agg("A")
 

@@ -10,7 +10,7 @@ import pytest
 
 from placer.candidates import search
 from placer.candidates.request import parse_query
-from tests.unit.test_candidates_builder import World
+from tests.helpers.snapshots import World
 
 
 def gpu_host(gpus=8, per_gpu=1, numa=1):

@@ -37,6 +37,7 @@ def _run(tool: str, *args: str, cwd=None) -> str:
     return done.stdout
 
 
+@pytest.mark.processes
 def test_config_generator(tmp_path):
     sample = _run("oslo-config-generator", "--namespace", "placement", cwd=tmp_path)
     assert "[placement_database]" in sample
@@ -44,12 +45,14 @@ def test_config_generator(tmp_path):
     assert "#max_allocation_candidates = -1" in sample
 
 
+@pytest.mark.processes
 def test_policy_sample_generator(tmp_path):
     sample = _run("oslopolicy-sample-generator", "--namespace", "placement", cwd=tmp_path)
     assert '#"placement:resource_providers:list": "rule:admin_or_service_api"' in sample
     assert '#"admin_api": "role:admin"' in sample
 
 
+@pytest.mark.processes
 def test_policy_list_redundant(tmp_path):
     policy_file = tmp_path / "policy.yaml"
     policy_file.write_text('"placement:traits:list": "rule:admin_or_service_api"\n'
