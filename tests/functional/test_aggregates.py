@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from placer.db import aggregates as agg_db
 from placer.db import tables
-from tests.functional.test_traits import generation, make_provider
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 from tests.helpers.races import SecondWriter
 
@@ -43,7 +43,7 @@ def links(db) -> int:
 
 @pytest.fixture
 def rp(db):
-    return make_provider(db)
+    return factories.provider(db)
 
 
 def test_route_does_not_exist_at_1_0(api, db, rp):
@@ -65,7 +65,7 @@ def test_list_and_set_before_1_19(api, db, rp):
     assert r.json == {"aggregates": [A3, A2]}
     assert api.get(path(rp), version="1.18").json == {"aggregates": [A2, A3]}
     # no generation before 1.19, neither checked nor bumped
-    assert generation(db, rp) == 0
+    assert factories.generation(db, rp) == 0
 
 
 def test_set_from_1_19_checks_and_bumps_the_generation(api, db, rp):
@@ -94,7 +94,7 @@ def test_stale_generation_is_409_and_changes_nothing(api, db, rp):
 
 
 def test_orphaned_aggregates_are_kept_and_reused(api, db):
-    one, two = make_provider(db, "one"), make_provider(db, "two")
+    one, two = factories.provider(db, "one"), factories.provider(db, "two")
     put(api, one, [A1, A2], 0)
     put(api, two, [A2], 0)
     assert aggregate_rows(db) == [A1, A2]
@@ -162,7 +162,7 @@ def test_malformed_json_and_media_types(api, db, rp):
                          headers={"Content-Type": "text/plain"}), 415)
     r = api.get(path(rp), version="1.1", headers={"Accept": "text/plain"})
     assert r.status_code == 406 and r.text.endswith("Only application/json is provided")
-    assert aggregate_rows(db) == [] and generation(db, rp) == 0
+    assert aggregate_rows(db) == [] and factories.generation(db, rp) == 0
 
 
 def test_unknown_provider_is_404_whatever_the_body(api, db):
@@ -204,7 +204,7 @@ def test_same_new_aggregate_created_by_two_transactions_at_once(db):
 
 
 def test_concurrent_puts_sharing_new_aggregates_all_succeed(api, db):
-    providers = [make_provider(db, f"rp{i}") for i in range(6)]
+    providers = [factories.provider(db, f"rp{i}") for i in range(6)]
     shared = [str(uuidlib.uuid4()) for _ in range(3)]
     statuses = []
 

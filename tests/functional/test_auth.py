@@ -10,11 +10,10 @@ import pytest
 from keystonemiddleware import fixture as ks_fixture
 
 from placer import wsgi
-from tests.helpers.api import Api, assert_error, make_conf
+from tests.helpers.api import KEYSTONE, Api, assert_error, make_conf
 
 LIST_DENIED = "Policy does not allow placement:resource_classes:list to be performed."
 LATEST = "latest"
-KEYSTONE = "http://keystone.test/v3"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_policy")

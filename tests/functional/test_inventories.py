@@ -36,23 +36,6 @@ def _full(**fields):
     return {**DEFAULTS, **fields}
 
 
-def make_provider(db, uuid=RP, generation=0, inventory=None):
-    """A provider row (and inventory rows: class -> total) written directly."""
-    def write(conn):
-        rp_id = conn.execute(t.resource_providers.insert().values(
-            uuid=uuid, name=f"rp-{uuid[:8]}", generation=generation)).inserted_primary_key[0]
-        conn.execute(t.resource_providers.update().where(t.resource_providers.c.id == rp_id)
-                     .values(root_provider_id=rp_id))
-        for rc, total in (inventory or {}).items():
-            rc_id = conn.execute(sa.select(t.resource_classes.c.id)
-                                 .where(t.resource_classes.c.name == rc)).scalar_one()
-            conn.execute(t.inventories.insert().values(
-                resource_provider_id=rp_id, resource_class_id=rc_id, total=total,
-                **{k: v for k, v in DEFAULTS.items()}))
-    db.write(write)
-    return uuid
-
-
 def allocate(db, rc, used, uuid=RP, consumer=None):
     """An allocation row, as the (later) allocations API would write it."""
     factories.allocation(db, uuid, rc, used, consumer)
@@ -75,13 +58,14 @@ def state(db, uuid=RP):
 
 @pytest.fixture
 def rp(db):
-    return make_provider(db)
+    return factories.provider(db, uuid=RP)
 
 
 @pytest.fixture
 def stocked(db):
     """A provider at generation 2 with VCPU 8 and DISK_GB 100 (default fields)."""
-    return make_provider(db, generation=2, inventory={"VCPU": 8, "DISK_GB": 100})
+    return factories.provider(db, uuid=RP, generation=2, inventory={
+        rc: {"total": total, "max_unit": MAX_INT} for rc, total in (("VCPU", 8), ("DISK_GB", 100))})
 
 
 # -- GET -------------------------------------------------------------------

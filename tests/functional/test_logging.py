@@ -10,8 +10,7 @@ from oslo_log import formatters
 
 from placer import wsgi
 from placer.http import auth
-from tests.functional.test_auth import KEYSTONE
-from tests.helpers.api import Api, make_conf
+from tests.helpers.api import KEYSTONE, Api, make_conf
 
 LATEST = "latest"
 GLOBAL_ID = "req-11111111-2222-3333-4444-555555555555"

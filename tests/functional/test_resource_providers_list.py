@@ -6,7 +6,8 @@ import email.utils
 import pytest
 
 from placer.model.inventory import Inventory, amount_within_units
-from tests.functional.test_resource_providers import (
+from tests.helpers.api import assert_error
+from tests.helpers.providers import (
     RPS,
     add_aggregates,
     add_allocation,
@@ -16,7 +17,6 @@ from tests.functional.test_resource_providers import (
     links,
     make,
 )
-from tests.helpers.api import assert_error
 
 AGG1 = "aaaaaaaa-0000-0000-0000-000000000001"
 AGG2 = "aaaaaaaa-0000-0000-0000-000000000002"

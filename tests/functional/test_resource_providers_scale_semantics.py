@@ -18,7 +18,7 @@ import webob
 
 from placer.db import tables as t
 from placer.model.inventory import Inventory, amount_within_units
-from tests.functional.test_resource_providers import (
+from tests.helpers.providers import (
     RPS,
     add_aggregates,
     add_allocation,

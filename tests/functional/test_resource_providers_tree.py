@@ -3,8 +3,8 @@ root (1.14), re-parenting and un-parenting (1.37), loops, and roots kept right."
 
 import pytest
 
-from tests.functional.test_resource_providers import MISSING, RPS, U1, U2, make
 from tests.helpers.api import assert_error
+from tests.helpers.providers import MISSING, RPS, U1, U2, make
 
 
 def tree_of(api, uuid):

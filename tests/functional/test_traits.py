@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from placer.db import tables
 from placer.db import traits as trait_db
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 from tests.helpers.races import SecondWriter
 
@@ -18,26 +19,6 @@ UNDEFINED = "placement.undefined_code"
 BAD_TRAIT = ('The trait is invalid. A valid trait must be no longer than 255 characters, '
              'start with the prefix "CUSTOM_" and use following characters: "A"-"Z", '
              '"0"-"9" and "_"')
-
-
-def make_provider(db, name: str = "rp1", generation: int = 0) -> str:
-    """A root provider written straight to the table (this file tests traits)."""
-    uuid = str(uuidlib.uuid4())
-    rp = tables.resource_providers
-
-    def insert(conn):
-        rp_id = conn.execute(rp.insert().values(uuid=uuid, name=name, generation=generation)
-                             ).inserted_primary_key[0]
-        conn.execute(rp.update().where(rp.c.id == rp_id).values(root_provider_id=rp_id))
-
-    db.write(insert)
-    return uuid
-
-
-def generation(db, uuid: str) -> int:
-    rp = tables.resource_providers
-    return db.read(lambda c: c.execute(sa.select(rp.c.generation)
-                                       .where(rp.c.uuid == uuid)).scalar_one())
 
 
 def trait_names(db) -> list[str]:
@@ -73,11 +54,11 @@ def customs(api):
     ("DELETE", "/traits/CUSTOM_A"), ("GET", "/resource_providers/{u}/traits"),
     ("PUT", "/resource_providers/{u}/traits"), ("DELETE", "/resource_providers/{u}/traits")])
 def test_routes_do_not_exist_before_1_6(api, db, method, path):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     kw = {"json": {"traits": [], "resource_provider_generation": 0}} if method == "PUT" else {}
     assert_error(api.request(method, path.format(u=uuid), version="1.5", **kw), 404)
     assert custom_traits(db) == []
-    assert generation(db, uuid) == 0
+    assert factories.generation(db, uuid) == 0
 
 
 # --- GET /traits ---------------------------------------------------------------
@@ -124,7 +105,7 @@ def test_list_last_of_repeated_keys_wins_and_unknown_operator_is_ignored(api, cu
 
 
 def test_list_associated(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     assert set_traits(api, uuid, ["CUSTOM_ZED", "HW_CPU_X86_AVX", "CUSTOM_ALPHA"], 0
                       ).status_code == 200
     all_names = trait_names(db)
@@ -232,7 +213,7 @@ def test_delete_standard_is_400(api, db):
 
 
 def test_delete_trait_in_use_is_409(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     set_traits(api, uuid, ["CUSTOM_ZED"], 0)
     assert_error(api.delete("/traits/CUSTOM_ZED", version="1.23"), 409,
                  "The trait CUSTOM_ZED is in use by a resource provider.", UNDEFINED)
@@ -244,7 +225,7 @@ def test_delete_trait_in_use_is_409(api, db, customs):
 # --- /resource_providers/{uuid}/traits ----------------------------------------------
 
 def test_provider_traits_round_trip(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     r = api.get(f"/resource_providers/{uuid}/traits", version="1.6")
     assert r.json == {"traits": [], "resource_provider_generation": 0}
     assert "Last-Modified" not in r.headers
@@ -260,25 +241,25 @@ def test_provider_traits_round_trip(api, db, customs):
                       "resource_provider_generation": 1}
     r = set_traits(api, uuid, ["CUSTOM_MID", "CUSTOM_ZED"], 1)
     assert r.json == {"traits": ["CUSTOM_MID", "CUSTOM_ZED"], "resource_provider_generation": 2}
-    assert generation(db, uuid) == 2 and links(db) == 2
+    assert factories.generation(db, uuid) == 2 and links(db) == 2
 
 
 def test_provider_traits_unchanged_set_keeps_generation(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     set_traits(api, uuid, ["CUSTOM_ZED"], 0)
     r = set_traits(api, uuid, ["CUSTOM_ZED"], 1)
     assert r.json == {"traits": ["CUSTOM_ZED"], "resource_provider_generation": 1}
-    assert generation(db, uuid) == 1
+    assert factories.generation(db, uuid) == 1
 
 
 def test_provider_traits_whole_float_generation_is_an_integer(api, db):
-    uuid = make_provider(db, generation=5)
+    uuid = factories.provider(db, generation=5)
     r = set_traits(api, uuid, ["HW_CPU_X86_AVX"], 5.0)
     assert r.json == {"traits": ["HW_CPU_X86_AVX"], "resource_provider_generation": 6}
 
 
 def test_provider_traits_other_provider_is_untouched(api, db, customs):
-    one, two = make_provider(db, "one"), make_provider(db, "two")
+    one, two = factories.provider(db, "one"), factories.provider(db, "two")
     set_traits(api, one, ["CUSTOM_ZED"], 0)
     set_traits(api, two, ["CUSTOM_MID"], 0)
     assert api.delete(f"/resource_providers/{one}/traits", version="1.6").status_code == 204
@@ -287,7 +268,7 @@ def test_provider_traits_other_provider_is_untouched(api, db, customs):
 
 
 def test_provider_traits_stale_generation_is_409(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     set_traits(api, uuid, ["CUSTOM_ZED"], 0)
     expected = ("Resource provider's generation already changed. Please update the "
                 "generation and try again.")
@@ -301,7 +282,7 @@ def test_provider_traits_stale_generation_is_409(api, db, customs):
 
 
 def test_provider_traits_unknown_names_are_400(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     set_traits(api, uuid, ["CUSTOM_ZED"], 0)
     error = assert_error(set_traits(api, uuid, ["CUSTOM_ALPHA", "CUSTOM_NOPE", "custom_zed",
                                                 "CUSTOM_NOPE"], 1, "1.23"),
@@ -333,16 +314,16 @@ BAD_BODIES = [
 
 @pytest.mark.parametrize("body,detail", BAD_BODIES)
 def test_provider_traits_bad_bodies_are_400_and_write_nothing(api, db, customs, body, detail):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     set_traits(api, uuid, ["CUSTOM_ZED"], 0)
     r = api.put(f"/resource_providers/{uuid}/traits", version="1.23", json=body)
     error = assert_error(r, 400, "JSON does not validate: ", UNDEFINED)
     assert detail in error["detail"]
-    assert generation(db, uuid) == 1 and links(db) == 1
+    assert factories.generation(db, uuid) == 1 and links(db) == 1
 
 
 def test_provider_traits_malformed_json_and_media_type(api, db):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     path = f"/resource_providers/{uuid}/traits"
     assert_error(api.put(path, version="1.6", body='{"traits":',
                          headers={"Content-Type": "application/json"}), 400,
@@ -351,7 +332,7 @@ def test_provider_traits_malformed_json_and_media_type(api, db):
                          headers={"Content-Type": "text/plain"}), 415,
                  "The media type text/plain is not supported, use application/json")
     assert_not_acceptable(api.get(path, version="1.6", headers={"Accept": "text/plain"}))
-    assert generation(db, uuid) == 0 and links(db) == 0
+    assert factories.generation(db, uuid) == 0 and links(db) == 0
 
 
 def test_provider_traits_unknown_provider_is_404(api, db):
@@ -370,7 +351,7 @@ def test_provider_traits_unknown_provider_is_404(api, db):
 
 
 def test_delete_provider_traits(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     path = f"/resource_providers/{uuid}/traits"
     set_traits(api, uuid, ["CUSTOM_ZED", "CUSTOM_MID"], 0)
     r = api.delete(path, version="1.6")
@@ -378,11 +359,11 @@ def test_delete_provider_traits(api, db, customs):
     assert api.get(path, version="1.6").json == {"traits": [], "resource_provider_generation": 2}
     # nothing to remove: no bump
     assert api.delete(path, version="1.6").status_code == 204
-    assert generation(db, uuid) == 2 and links(db) == 0
+    assert factories.generation(db, uuid) == 2 and links(db) == 0
 
 
 def test_provider_traits_headers_from_1_15(api, db, customs):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     path = f"/resource_providers/{uuid}/traits"
     r = set_traits(api, uuid, ["CUSTOM_ZED"], 0, "1.14")
     assert "Last-Modified" not in r.headers
@@ -395,7 +376,7 @@ def test_provider_traits_headers_from_1_15(api, db, customs):
 
 
 def test_provider_traits_at_latest(api, db):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     r = set_traits(api, uuid, ["HW_CPU_X86_AVX", "COMPUTE_NODE"], 0, "1.39")
     assert r.json == {"traits": ["COMPUTE_NODE", "HW_CPU_X86_AVX"],
                       "resource_provider_generation": 1}
@@ -420,7 +401,7 @@ def test_same_trait_created_by_two_transactions_at_once(db):
 
 
 def test_concurrent_provider_trait_writers_one_wins(api, db):
-    uuid = make_provider(db)
+    uuid = factories.provider(db)
     choices = [["HW_CPU_X86_AVX"], ["HW_CPU_X86_SSE"], ["COMPUTE_NODE"], ["HW_NIC_SRIOV"]]
     statuses = []
 
@@ -433,4 +414,4 @@ def test_concurrent_provider_trait_writers_one_wins(api, db):
     for t in threads:
         t.join(60)
     assert sorted(statuses) == [200, 409, 409, 409]
-    assert generation(db, uuid) == 1 and links(db) == 1
+    assert factories.generation(db, uuid) == 1 and links(db) == 1

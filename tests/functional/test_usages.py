@@ -2,25 +2,27 @@
 
 import email.utils
 
-from tests.functional.test_inventories import RP, allocate, make_provider
+from tests.helpers import factories
 from tests.helpers.api import assert_error
+
+RP = "11111111-2222-3333-4444-555555555555"
 
 USAGES = f"/resource_providers/{RP}/usages"
 
 
 def test_no_inventory_no_usages(api, db):
-    make_provider(db, generation=3)
+    factories.provider(db, uuid=RP, generation=3)
     r = api.get(USAGES, version="1.0")
     assert r.status_code == 200
     assert r.json == {"resource_provider_generation": 3, "usages": {}}
 
 
 def test_every_inventory_class_is_listed_with_its_sum(api, db):
-    make_provider(db, generation=1,
+    factories.provider(db, uuid=RP, generation=1,
                   inventory={"DISK_GB": 100, "VCPU": 8, "MEMORY_MB": 512, "IPV4_ADDRESS": 4})
-    allocate(db, "VCPU", 2, consumer="c1")
-    allocate(db, "VCPU", 3, consumer="c2")
-    allocate(db, "MEMORY_MB", 256, consumer="c1")
+    factories.allocation(db, RP, "VCPU", 2, consumer="c1")
+    factories.allocation(db, RP, "VCPU", 3, consumer="c2")
+    factories.allocation(db, RP, "MEMORY_MB", 256, consumer="c1")
     r = api.get(USAGES, version="1.39")
     assert r.json == {"resource_provider_generation": 1,
                       "usages": {"VCPU": 5, "MEMORY_MB": 256, "DISK_GB": 0, "IPV4_ADDRESS": 0}}
@@ -29,23 +31,24 @@ def test_every_inventory_class_is_listed_with_its_sum(api, db):
 
 
 def test_allocations_without_inventory_are_not_listed(api, db):
-    make_provider(db, inventory={"VCPU": 8})
-    allocate(db, "DISK_GB", 10)
+    factories.provider(db, uuid=RP, inventory={"VCPU": 8})
+    factories.allocation(db, RP, "DISK_GB", 10)
     assert api.get(USAGES, version="1.0").json["usages"] == {"VCPU": 0}
 
 
 def test_other_providers_allocations_do_not_count(api, db):
-    make_provider(db, inventory={"VCPU": 8})
-    other = make_provider(db, uuid="22222222-2222-3333-4444-555555555555", inventory={"VCPU": 8})
-    allocate(db, "VCPU", 4, uuid=other)
-    allocate(db, "VCPU", 1)
+    factories.provider(db, uuid=RP, inventory={"VCPU": 8})
+    other = factories.provider(db, uuid="22222222-2222-3333-4444-555555555555",
+                               inventory={"VCPU": 8})
+    factories.allocation(db, other, "VCPU", 4)
+    factories.allocation(db, RP, "VCPU", 1)
     assert api.get(USAGES, version="1.0").json["usages"] == {"VCPU": 1}
     assert api.get(f"/resource_providers/{other}/usages", version="1.0").json["usages"] == {
         "VCPU": 4}
 
 
 def test_usages_follow_inventory_writes(api, db):
-    make_provider(db)
+    factories.provider(db, uuid=RP)
     assert api.post(f"/resource_providers/{RP}/inventories", version="1.0",
                     json={"resource_class": "VGPU", "total": 2}).status_code == 201
     assert api.get(USAGES, version="1.0").json == {"resource_provider_generation": 1,
@@ -53,7 +56,7 @@ def test_usages_follow_inventory_writes(api, db):
 
 
 def test_headers_by_version(api, db):
-    make_provider(db, inventory={"VCPU": 8})
+    factories.provider(db, uuid=RP, inventory={"VCPU": 8})
     r = api.get(USAGES, version="1.14")
     assert "Last-Modified" not in r.headers and "Cache-Control" not in r.headers
     r = api.get(USAGES, version="1.15")
@@ -72,7 +75,7 @@ def test_unknown_provider(api, db):
 
 
 def test_accept_and_policy(api, db):
-    make_provider(db)
+    factories.provider(db, uuid=RP)
     r = api.get(USAGES, version="1.0", headers={"Accept": "text/html"})
     assert r.status_code == 406
     assert_error(api.get(USAGES, version="1.0", token="user:proj"), 403,
@@ -80,7 +83,7 @@ def test_accept_and_policy(api, db):
 
 
 def test_only_get_is_allowed(api, db):
-    make_provider(db)
+    factories.provider(db, uuid=RP)
     r = api.post(USAGES, version="1.0", json={})
     assert_error(r, 405)
     assert r.headers["Allow"] == "GET"

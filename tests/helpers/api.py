@@ -7,6 +7,8 @@ import webob
 
 from placer import conf as placer_conf
 
+KEYSTONE = "http://keystone.test/v3"  # the identity URI keystonemiddleware tests name
+
 
 def make_conf(tmp_path, url: str = "sqlite://", **sections):
     """A ConfigOpts read from a generated placement.conf."""

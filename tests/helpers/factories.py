@@ -15,8 +15,9 @@ def _ids(conn, table, names):
 
 
 def provider(db, name: str | None = None, *, uuid: str | None = None, parent: str | None = None,
-             inventory: dict | None = None, traits=(), aggregates=()) -> str:
-    """Create a provider; ``inventory`` maps class -> total or -> dict of fields."""
+             inventory: dict | None = None, traits=(), aggregates=(), generation: int = 0) -> str:
+    """Create a provider; ``inventory`` maps class -> total or -> dict of fields
+    (``max_unit`` defaults to the total)."""
     uuid = uuid or str(uuidlib.uuid4())
     name = name or f"rp-{uuid[:8]}"
 
@@ -28,7 +29,7 @@ def provider(db, name: str | None = None, *, uuid: str | None = None, parent: st
                                .where(t.resource_providers.c.uuid == parent)).one()
             parent_id, root_id = row.id, row.root_provider_id
         rp_id = conn.execute(t.resource_providers.insert().values(
-            uuid=uuid, name=name, generation=0, parent_provider_id=parent_id,
+            uuid=uuid, name=name, generation=generation, parent_provider_id=parent_id,
             root_provider_id=root_id)).inserted_primary_key[0]
         if root_id is None:
             conn.execute(t.resource_providers.update().where(t.resource_providers.c.id == rp_id)

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from tests.stress.test_startup import Server
+from tests.helpers.processes import PlacementApi as Server
 
 pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
