@@ -9,17 +9,13 @@ import uuid as uuidlib
 import pytest
 
 from placer.db import tables as t
-from tests.helpers import providers
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 from tests.helpers.providers import (
     MISSING,
     RPS,
     U1,
     U2,
-    add_aggregates,
-    add_allocation,
-    add_inventory,
-    add_traits,
     count_rows,
     links,
     make,
@@ -170,7 +166,7 @@ def test_show_refuses_non_json_accept(api):
 
 def test_rename_keeps_the_generation(api, db):
     make(api, "old", U1)
-    add_inventory(db, U1, "VCPU", 4)
+    factories.inventory(db, U1, "VCPU", 4)
     db.write(lambda conn: conn.execute(t.resource_providers.update().values(generation=3)))
     r = api.put(f"{RPS}/{U1}", version="1.0", json={"name": "new"})
     assert r.status_code == 200
@@ -243,14 +239,14 @@ def test_update_last_modified_is_the_previous_update_time(api):
 def test_delete_removes_provider_and_its_associations(api, db):
     make(api, "gone", U1)
     keep = make(api, "kept")
-    add_inventory(db, U1, "VCPU", 4)
-    add_inventory(db, keep, "VCPU", 4)
-    add_traits(db, U1, "CUSTOM_GONE", "HW_CPU_X86_AVX")
-    add_traits(db, keep, "CUSTOM_GONE")
+    factories.inventory(db, U1, "VCPU", 4)
+    factories.inventory(db, keep, "VCPU", 4)
+    factories.traits(db, U1, "CUSTOM_GONE", "HW_CPU_X86_AVX")
+    factories.traits(db, keep, "CUSTOM_GONE")
     agg = str(uuidlib.uuid4())
-    add_aggregates(db, U1, agg)
-    add_aggregates(db, keep, agg)
-    rp_id = db.read(providers.rp_id, U1)
+    factories.aggregates(db, U1, agg)
+    factories.aggregates(db, keep, agg)
+    rp_id = db.read(factories.rp_id, U1)
     r = api.delete(f"{RPS}/{U1}", version="1.0")
     assert r.status_code == 204 and r.body == b""
     assert_error(api.get(f"{RPS}/{U1}", version="1.0"), 404)
@@ -271,8 +267,8 @@ def test_delete_unknown_is_404(api):
 
 def test_delete_with_allocations_is_409(api, db):
     make(api, "busy", U1)
-    add_inventory(db, U1, "VCPU", 4)
-    add_allocation(db, U1, "VCPU", 1)
+    factories.inventory(db, U1, "VCPU", 4)
+    factories.allocation(db, U1, "VCPU", 1)
     message = f"Unable to delete resource provider {U1}: Resource provider has allocations."
     error = assert_error(api.delete(f"{RPS}/{U1}", version="1.22"), 409, message)
     assert "code" not in error

@@ -6,14 +6,10 @@ import email.utils
 import pytest
 
 from placer.model.inventory import Inventory, amount_within_units
+from tests.helpers import factories
 from tests.helpers.api import assert_error
 from tests.helpers.providers import (
     RPS,
-    add_aggregates,
-    add_allocation,
-    add_inventory,
-    add_trait_row,
-    add_traits,
     links,
     make,
 )
@@ -121,11 +117,11 @@ def aggs(api, db):
     """r1 in AGG1; r2 in AGG2; r3 in AGG1 and AGG2; r4 in AGG3; r5 in none.
     AGG_UNUSED exists but has no provider."""
     uuids = {name: make(api, name) for name in ("r1", "r2", "r3", "r4", "r5")}
-    add_aggregates(db, uuids["r1"], AGG1)
-    add_aggregates(db, uuids["r2"], AGG2)
-    add_aggregates(db, uuids["r3"], AGG1, AGG2)
-    add_aggregates(db, uuids["r4"], AGG3)
-    add_aggregates(db, None, AGG_UNUSED)
+    factories.aggregates(db, uuids["r1"], AGG1)
+    factories.aggregates(db, uuids["r2"], AGG2)
+    factories.aggregates(db, uuids["r3"], AGG1, AGG2)
+    factories.aggregates(db, uuids["r4"], AGG3)
+    factories.aggregates(db, None, AGG_UNUSED)
     return uuids
 
 
@@ -189,17 +185,17 @@ def stocked(api, db):
     in 256-steps of at most 512; small: VCPU 4 with 3 used, DISK_GB all reserved;
     capped: VCPU 2 with max_unit 1, MEMORY_MB 2048 with 1024 used; bare: nothing."""
     uuids = {name: make(api, name) for name in ("big", "small", "capped", "bare")}
-    add_inventory(db, uuids["big"], "VCPU", 8, reserved=2, allocation_ratio=2.0)
-    add_inventory(db, uuids["big"], "MEMORY_MB", 1024, min_unit=256, max_unit=512,
+    factories.inventory(db, uuids["big"], "VCPU", 8, reserved=2, allocation_ratio=2.0)
+    factories.inventory(db, uuids["big"], "MEMORY_MB", 1024, min_unit=256, max_unit=512,
                   step_size=256)
-    add_inventory(db, uuids["small"], "VCPU", 4)
-    add_inventory(db, uuids["small"], "DISK_GB", 100, reserved=100)
-    add_inventory(db, uuids["capped"], "VCPU", 2, max_unit=1)
-    add_inventory(db, uuids["capped"], "MEMORY_MB", 2048)
-    add_allocation(db, uuids["big"], "VCPU", 6)
-    add_allocation(db, uuids["big"], "VCPU", 2)
-    add_allocation(db, uuids["small"], "VCPU", 3)
-    add_allocation(db, uuids["capped"], "MEMORY_MB", 1024)
+    factories.inventory(db, uuids["small"], "VCPU", 4)
+    factories.inventory(db, uuids["small"], "DISK_GB", 100, reserved=100)
+    factories.inventory(db, uuids["capped"], "VCPU", 2, max_unit=1)
+    factories.inventory(db, uuids["capped"], "MEMORY_MB", 2048)
+    factories.allocation(db, uuids["big"], "VCPU", 6)
+    factories.allocation(db, uuids["big"], "VCPU", 2)
+    factories.allocation(db, uuids["small"], "VCPU", 3)
+    factories.allocation(db, uuids["capped"], "MEMORY_MB", 1024)
     return uuids
 
 
@@ -309,11 +305,11 @@ def traited(api, db):
     """t1: CUSTOM_A, HW_CPU_X86_AVX; t2: CUSTOM_B; t3: CUSTOM_A, CUSTOM_B;
     t4: CUSTOM_C; t5: none. CUSTOM_UNUSED exists on no provider."""
     uuids = {name: make(api, name) for name in ("t1", "t2", "t3", "t4", "t5")}
-    add_traits(db, uuids["t1"], "CUSTOM_A", "HW_CPU_X86_AVX")
-    add_traits(db, uuids["t2"], "CUSTOM_B")
-    add_traits(db, uuids["t3"], "CUSTOM_A", "CUSTOM_B")
-    add_traits(db, uuids["t4"], "CUSTOM_C")
-    add_trait_row(db, "CUSTOM_UNUSED")
+    factories.traits(db, uuids["t1"], "CUSTOM_A", "HW_CPU_X86_AVX")
+    factories.traits(db, uuids["t2"], "CUSTOM_B")
+    factories.traits(db, uuids["t3"], "CUSTOM_A", "CUSTOM_B")
+    factories.traits(db, uuids["t4"], "CUSTOM_C")
+    factories.trait_row(db, "CUSTOM_UNUSED")
     return uuids
 
 
@@ -399,10 +395,10 @@ def test_unknown_names_are_not_reported_when_required_matches_nothing(api, trait
 # -- combinations and order of checks ----------------------------------------------------
 
 def test_filters_combine(api, db, traited):
-    add_aggregates(db, traited["t1"], AGG1)
-    add_aggregates(db, traited["t3"], AGG1)
-    add_inventory(db, traited["t1"], "VCPU", 1)
-    add_inventory(db, traited["t3"], "VCPU", 4)
+    factories.aggregates(db, traited["t1"], AGG1)
+    factories.aggregates(db, traited["t3"], AGG1)
+    factories.inventory(db, traited["t1"], "VCPU", 1)
+    factories.inventory(db, traited["t3"], "VCPU", 4)
     assert listed(api, f"required=CUSTOM_A&member_of={AGG1}&resources=VCPU:2") == ["t3"]
     assert listed(api, f"required=!CUSTOM_B&member_of={AGG1}&resources=VCPU:1") == ["t1"]
     assert listed(api, f"required=CUSTOM_A&member_of=!{AGG1}") == []

@@ -18,12 +18,9 @@ import webob
 
 from placer.db import tables as t
 from placer.model.inventory import Inventory, amount_within_units
+from tests.helpers import factories
 from tests.helpers.providers import (
     RPS,
-    add_aggregates,
-    add_allocation,
-    add_inventory,
-    add_traits,
     make,
 )
 
@@ -76,20 +73,20 @@ def cloud(api, db):
         m.traits = set(rng.sample(TRAITS, rng.randrange(len(TRAITS) + 1)))
         m.aggs = set(rng.sample(AGGS, rng.randrange(len(AGGS) + 1)))
         if m.traits:
-            add_traits(db, m.uuid, *sorted(m.traits))
+            factories.traits(db, m.uuid, *sorted(m.traits))
         if m.aggs:
-            add_aggregates(db, m.uuid, *sorted(m.aggs))
+            factories.aggregates(db, m.uuid, *sorted(m.aggs))
         for rc in rng.sample(CLASSES, rng.randrange(len(CLASSES) + 1)):
             total = rng.choice([4, 8, 16, 64])
             inv = Inventory(rc, total=total, reserved=rng.choice([0, 0, 1, 2]),
                             min_unit=rng.choice([1, 1, 2]), max_unit=rng.choice([4, 16, total]),
                             step_size=rng.choice([1, 1, 2, 4]),
                             allocation_ratio=rng.choice(RATIOS))
-            add_inventory(db, m.uuid, rc, **inv.row())
+            factories.inventory(db, m.uuid, rc, **inv.row())
             m.inventories[rc] = inv
             for _ in range(rng.randrange(3)):
                 used = rng.randrange(1, 9)
-                add_allocation(db, m.uuid, rc, used)
+                factories.allocation(db, m.uuid, rc, used)
                 m.used[rc] = m.used.get(rc, 0) + used
     return models
 
@@ -261,7 +258,7 @@ def test_step_size_rule_for_every_amount(api, db):
     uuids = {}
     for step in steps:
         uuids[step] = make(api, f"step{step}")
-        add_inventory(db, uuids[step], "DISK_GB", total=2**31 - 1, step_size=step)
+        factories.inventory(db, uuids[step], "DISK_GB", total=2**31 - 1, step_size=step)
     amounts = [*range(1, 30), 1024, 2048, 735134400, 2**31 - 1]
     for amount in amounts:
         got = set(_uuids(api.get(f"{RPS}?resources=DISK_GB:{amount}", version="1.39")))

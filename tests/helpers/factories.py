@@ -1,4 +1,6 @@
-"""Rows for tests, written straight to the tables (no API round trips)."""
+"""Rows for tests, written straight to the tables (no API round trips): the
+one provider factory, and the traits, aggregates, inventories and
+allocations of providers that exist."""
 
 import uuid as uuidlib
 
@@ -6,12 +8,44 @@ import sqlalchemy as sa
 
 from placer.db import tables as t
 
+MAX_INT = 2147483647
 DEFAULT_INVENTORY = {"reserved": 0, "min_unit": 1, "step_size": 1, "allocation_ratio": 1.0}
 
 
 def _ids(conn, table, names):
     rows = conn.execute(sa.select(table.c.name, table.c.id).where(table.c.name.in_(names)))
     return {name: id_ for name, id_ in rows}
+
+
+def rp_id(conn, uuid: str) -> int:
+    return conn.execute(sa.select(t.resource_providers.c.id)
+                        .where(t.resource_providers.c.uuid == uuid)).scalar_one()
+
+
+def _class_id(conn, name: str) -> int:
+    return conn.execute(sa.select(t.resource_classes.c.id)
+                        .where(t.resource_classes.c.name == name)).scalar_one()
+
+
+def _put_traits(conn, provider_id: int, names) -> None:
+    missing = set(names) - set(_ids(conn, t.traits, list(names)))
+    if missing:
+        conn.execute(t.traits.insert(), [{"name": n} for n in sorted(missing)])
+    conn.execute(t.resource_provider_traits.insert(), [
+        {"resource_provider_id": provider_id, "trait_id": i}
+        for i in _ids(conn, t.traits, list(names)).values()])
+
+
+def _put_aggregates(conn, provider_id: int | None, aggs) -> None:
+    for agg in aggs:
+        agg_id = conn.execute(sa.select(t.placement_aggregates.c.id)
+                              .where(t.placement_aggregates.c.uuid == agg)).scalar()
+        if agg_id is None:
+            agg_id = conn.execute(t.placement_aggregates.insert().values(uuid=agg)
+                                  ).inserted_primary_key[0]
+        if provider_id is not None:
+            conn.execute(t.resource_provider_aggregates.insert().values(
+                resource_provider_id=provider_id, aggregate_id=agg_id))
 
 
 def provider(db, name: str | None = None, *, uuid: str | None = None, parent: str | None = None,
@@ -28,52 +62,59 @@ def provider(db, name: str | None = None, *, uuid: str | None = None, parent: st
                                          t.resource_providers.c.root_provider_id)
                                .where(t.resource_providers.c.uuid == parent)).one()
             parent_id, root_id = row.id, row.root_provider_id
-        rp_id = conn.execute(t.resource_providers.insert().values(
+        new_id = conn.execute(t.resource_providers.insert().values(
             uuid=uuid, name=name, generation=generation, parent_provider_id=parent_id,
             root_provider_id=root_id)).inserted_primary_key[0]
         if root_id is None:
-            conn.execute(t.resource_providers.update().where(t.resource_providers.c.id == rp_id)
-                         .values(root_provider_id=rp_id))
+            conn.execute(t.resource_providers.update().where(t.resource_providers.c.id == new_id)
+                         .values(root_provider_id=new_id))
         if inventory:
             rc_ids = _ids(conn, t.resource_classes, list(inventory))
             rows = []
             for rc, spec in inventory.items():
                 fields = spec if isinstance(spec, dict) else {"total": spec}
                 row = {**DEFAULT_INVENTORY, "max_unit": fields["total"], **fields}
-                rows.append({"resource_provider_id": rp_id, "resource_class_id": rc_ids[rc],
+                rows.append({"resource_provider_id": new_id, "resource_class_id": rc_ids[rc],
                              **row})
             conn.execute(t.inventories.insert(), rows)
         if traits:
-            missing = set(traits) - set(_ids(conn, t.traits, list(traits)))
-            if missing:
-                conn.execute(t.traits.insert(), [{"name": n} for n in sorted(missing)])
-            trait_ids = _ids(conn, t.traits, list(traits))
-            conn.execute(t.resource_provider_traits.insert(), [
-                {"resource_provider_id": rp_id, "trait_id": i} for i in trait_ids.values()])
-        for agg in aggregates:
-            agg_id = conn.execute(sa.select(t.placement_aggregates.c.id)
-                                  .where(t.placement_aggregates.c.uuid == agg)).scalar()
-            if agg_id is None:
-                agg_id = conn.execute(t.placement_aggregates.insert().values(uuid=agg)
-                                      ).inserted_primary_key[0]
-            conn.execute(t.resource_provider_aggregates.insert().values(
-                resource_provider_id=rp_id, aggregate_id=agg_id))
+            _put_traits(conn, new_id, traits)
+        _put_aggregates(conn, new_id, aggregates)
 
     db.write(write)
     return uuid
 
 
+def traits(db, uuid: str, *names: str) -> None:
+    """Give an existing provider these traits (created if unknown)."""
+    db.write(lambda conn: _put_traits(conn, rp_id(conn, uuid), names))
+
+
+def trait_row(db, name: str) -> None:
+    """A trait row of its own (a custom trait no provider has)."""
+    db.write(lambda conn: conn.execute(t.traits.insert().values(name=name)))
+
+
+def aggregates(db, uuid: str | None, *aggs: str) -> None:
+    """Put an existing provider in these aggregates; with no provider, only
+    the aggregates' rows."""
+    db.write(lambda conn: _put_aggregates(conn, rp_id(conn, uuid) if uuid else None, aggs))
+
+
+def inventory(db, uuid: str, rc: str, total: int, **fields) -> None:
+    """An inventory row for an existing provider (``max_unit`` defaults to the
+    largest the API allows)."""
+    row = {**DEFAULT_INVENTORY, "max_unit": MAX_INT, **fields}
+    db.write(lambda conn: conn.execute(t.inventories.insert().values(
+        resource_provider_id=rp_id(conn, uuid), resource_class_id=_class_id(conn, rc),
+        total=total, **row)))
+
+
 def allocation(db, provider: str, rc: str, used: int, consumer: str | None = None) -> None:
     """An allocation row, as the allocations API would write it."""
-    def write(conn):
-        rp_id = conn.execute(sa.select(t.resource_providers.c.id)
-                             .where(t.resource_providers.c.uuid == provider)).scalar_one()
-        rc_id = conn.execute(sa.select(t.resource_classes.c.id)
-                             .where(t.resource_classes.c.name == rc)).scalar_one()
-        conn.execute(t.allocations.insert().values(
-            resource_provider_id=rp_id, resource_class_id=rc_id, used=used,
-            consumer_id=consumer or str(uuidlib.uuid4())))
-    db.write(write)
+    db.write(lambda conn: conn.execute(t.allocations.insert().values(
+        resource_provider_id=rp_id(conn, provider), resource_class_id=_class_id(conn, rc),
+        used=used, consumer_id=consumer or str(uuidlib.uuid4()))))
 
 
 def generation(db, uuid: str) -> int:
