@@ -59,6 +59,8 @@ def test_database_down_is_503(conf, db, down_db):
     assert _app(conf, db).get("/healthcheck", token=None).status_code == 200
 
 
+# oslo.middleware's detailed answer names the processor: platform runs `uname -p`
+@pytest.mark.processes
 def test_database_details_only_when_detailed(tmp_path, down_db):
     conf = make_conf(tmp_path, healthcheck={"detailed": "true"})
     r = _app(conf, down_db).get("/healthcheck", token=None,
