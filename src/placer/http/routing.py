@@ -1,8 +1,10 @@
 """Route table plumbing: each path has methods, each method a first microversion.
 
-A request for a path that did not exist yet at the asked microversion is a 404;
-a method that is not (yet) available on an existing path is a 405, with
-``Allow`` listing the path's methods when the method is unknown to the path.
+As the reference: a request for a path, or a method of a path, that did not
+exist yet at the asked microversion is a 404; a method the path never has is
+a 405 with ``Allow`` listing the path's methods. (One handler answers 405
+below its microversion itself, where the reference does: DELETE of all
+inventories before 1.5.)
 """
 
 import importlib
