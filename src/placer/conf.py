@@ -154,10 +154,12 @@ def set_lib_defaults() -> None:
 
 
 def new_config(args: list[str] | None = None, default_config_files=None) -> cfg.ConfigOpts:
-    """A fresh ConfigOpts with every option registered and ``args`` parsed."""
+    """A fresh ConfigOpts with every option registered, ``args`` parsed and
+    every value checked (``check_values``)."""
     conf = cfg.ConfigOpts()
     register_opts(conf)
     conf(args or [], project="placement", default_config_files=default_config_files)
+    check_values(conf)
     return conf
 
 

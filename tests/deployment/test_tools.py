@@ -25,8 +25,6 @@ from tests.helpers.faults import Outage
 
 pytestmark = pytest.mark.processes
 
-PY = "python3.11"
-
 # kolla's image steps (placement-base and openstack-base Dockerfiles), from /
 # rewritten to $PWD; Docker's ADD unpacks the archive.
 KOLLA_IMAGE = """\
@@ -522,8 +520,8 @@ def test_apache_mod_wsgi(image, backend, script):
             if script.startswith("copy"):
                 (root / "cgi-bin" / "placement").mkdir(parents=True)
                 target = root / "cgi-bin" / "placement" / "placement-api"
-                shutil.copy(image / "venv/lib" / PY / "site-packages/placement/wsgi/api.py",
-                            target)
+                (site,) = (image / "venv" / "lib").glob("python3.*/site-packages")
+                shutil.copy(site / "placement" / "wsgi" / "api.py", target)
             port = free_port()
             apache = Apache(root, port, f"""\
 WSGIDaemonProcess placement-api processes=2 threads=1 user={deploy.APACHE_USER} \

@@ -52,3 +52,11 @@ def test_master_migrates_and_syncs_names_before_forking(served):
             sa.select(tables.resource_classes.c.id).where(
                 tables.resource_classes.c.name == "VCPU")).scalar() == 0
     engine.dispose()
+
+
+def test_a_bad_option_value_is_refused_before_anything_starts(tmp_path, capsys):
+    conf = tmp_path / "placement.conf"
+    conf.write_text("[placement_database]\nconnection = sqlite://\nmax_retries = many\n")
+    assert api.main(["--config-file", str(conf)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("placement-api: configuration error: Value for option max_retries")

@@ -30,12 +30,8 @@ PROG = "placement-manage"
 DEFAULT_BATCH = 50
 
 
-def _engine(conf):
-    return db_engine.engine_for(conf)
-
-
 def db_sync(conf) -> int:
-    engine = _engine(conf)
+    engine = db_engine.engine_for(conf)
     try:
         migration.upgrade(engine, "head")
     finally:
@@ -44,7 +40,7 @@ def db_sync(conf) -> int:
 
 
 def db_version(conf) -> int:
-    engine = _engine(conf)
+    engine = db_engine.engine_for(conf)
     try:
         print(migration.version(engine))
     finally:
@@ -53,7 +49,7 @@ def db_version(conf) -> int:
 
 
 def db_stamp(conf) -> int:
-    engine = _engine(conf)
+    engine = db_engine.engine_for(conf)
     try:
         migration.stamp(engine, conf.command.version)
     finally:
@@ -103,7 +99,7 @@ def db_online_data_migrations(conf) -> int:
         max_count = DEFAULT_BATCH
         print(f"Running batches of {max_count} until complete")
 
-    db = db_engine.Database(_engine(conf))
+    db = db_engine.Database(db_engine.engine_for(conf))
     totals: dict[str, list[int]] = {}
     try:
         while True:
