@@ -2,7 +2,7 @@
 
 Random worlds (tests/helpers/worlds.py) are written to each backend, then
 every query is answered twice: as before batching (the whole snapshot the
-loader used to read, searched at once) and through ``db.candidates.find``
+loader used to read, searched at once) and through the candidate service's ``find``
 with batches of one or two roots, so that limits fall inside trees, sharing
 providers serve roots of different batches and breadth-first rounds span
 batches. Candidates, their order and the provider summaries must be equal.
@@ -20,11 +20,12 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placer.candidates import search
-from placer.candidates.request import parse_query
+from placer.candidates import batches, search, service
+from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT
-from placer.db import candidates as db_candidates
 from placer.db import tables as t
+from placer.db import trees
+from placer.db.candidates import CandidateStore
 from tests.helpers import factories
 from tests.helpers.worlds import AGGS, TRAITS, engine_key, queries, worlds
 
@@ -83,6 +84,10 @@ def _store(conn, snap) -> None:
         conn.execute(t.resource_provider_aggregates.insert(), rows)
 
 
+def _find(conn, request, **options):
+    return service.find(CandidateStore(conn), request, **options)
+
+
 def _key(candidate):
     return (candidate.anchor.uuid, candidate.allocations(), candidate.mappings())
 
@@ -91,7 +96,7 @@ def _whole(conn, request, **options):
     """The answer as it was before batching: one snapshot of every tree."""
     rc_ids = list(conn.execute(sa.select(t.resource_classes.c.id).where(
         t.resource_classes.c.name.in_(request.resource_classes()))).scalars())
-    snap = db_candidates.full_snapshot(conn, request, rc_ids)
+    snap = CandidateStore(conn).whole_cloud(request, rc_ids)
     found = list(search.find_candidates(request, snap, **options))
     return found, search.summary_providers(found, request.nested_aware)
 
@@ -117,11 +122,11 @@ def test_batches_answer_as_one_snapshot(store, data):
 
     def both(conn):
         expected = _whole(conn, request, strategy=strategy, max_candidates=max_candidates)
-        got = db_candidates.find(conn, request, strategy=strategy,
+        got = _find(conn, request, strategy=strategy,
                                  max_candidates=max_candidates, batch=batch)
         return expected, got
 
-    with mock.patch.multiple(db_candidates, FIRST_PAGE=(1, 3), LARGEST_PAGE=4,
+    with mock.patch.multiple(batches, FIRST_PAGE=(1, 3), LARGEST_PAGE=4,
                              SMALLEST_BATCH=1):
         (expected, expected_summary), (got, got_summary) = store.read(both)
     assert [_key(c) for c in got] == [_key(c) for c in expected]
@@ -139,7 +144,7 @@ def test_random_batches_give_valid_candidates(store, data):
 
     def both(conn):
         everything, _ = _whole(conn, request, limit=None)
-        got, _ = db_candidates.find(conn, dataclasses.replace(request, limit=limit),
+        got, _ = _find(conn, dataclasses.replace(request, limit=limit),
                                     rng=random.Random(data.draw(st.integers(0, 9))),
                                     strategy=strategy, batch=(1, 2))
         return everything, got
@@ -164,7 +169,7 @@ def _query(pairs, version=(1, 39)):
 def _batched_and_whole(db, request, **options):
     def both(conn):
         whole = _whole(conn, request, **options)
-        batched = db_candidates.find(conn, request, batch=(1, 1), **options)
+        batched = _find(conn, request, batch=(1, 1), **options)
         return whole, batched
 
     (whole, whole_summary), (batched, batched_summary) = db.read(both)
@@ -219,7 +224,7 @@ def test_randomized_walk_gives_valid_candidates_without_repeats(db):
     hosts = _hosts(db, 4)
     every = {kid for _root, kids in hosts for kid in kids}
     request = _query([("resources", "VGPU:1"), ("limit", "5")])
-    found = db.read(lambda conn: db_candidates.find(conn, request, batch=(1, 2),
+    found = db.read(lambda conn: _find(conn, request, batch=(1, 2),
                                                     rng=random.Random(3)))[0]
     used = [list(c.allocations())[0] for c in found]
     assert len(used) == len(set(used)) == 5 and set(used) <= every
@@ -246,7 +251,7 @@ def test_randomized_walk_gives_each_fitting_root_alike(db):
 
     def firsts(conn):
         return collections.Counter(
-            next(iter(db_candidates.find(conn, request, rng=random.Random(seed))[0][0]
+            next(iter(_find(conn, request, rng=random.Random(seed))[0][0]
                       .allocations()))
             for seed in range(300))
 
@@ -262,9 +267,8 @@ def test_randomized_limited_walk_filters_and_loads_only_a_slice(db):
     request = _query([("resources", "VCPU:1"), ("limit", "2")])
 
     def find(conn):
-        with mock.patch.object(db_candidates, "_where_in",
-                               wraps=db_candidates._where_in) as spy:
-            found, _ = db_candidates.find(conn, request, rng=random.Random(5))
+        with mock.patch.object(trees, "where_in", wraps=trees.where_in) as spy:
+            found, _ = _find(conn, request, rng=random.Random(5))
         return found, [(call.args[1], list(call.args[2])) for call in spy.call_args_list]
 
     found, statements = db.read(find)
@@ -280,22 +284,8 @@ def test_randomized_walk_with_in_tree_stays_in_that_tree(db):
     hosts = _hosts(db, 4)
     root, kids = hosts[2]
     request = _query([("resources", "VGPU:1"), ("in_tree", root)])
-    found = db.read(lambda conn: db_candidates.find(conn, request, rng=random.Random(1)))[0]
+    found = db.read(lambda conn: _find(conn, request, rng=random.Random(1)))[0]
     assert sorted(next(iter(c.allocations())) for c in found) == sorted(kids)
-
-
-def test_random_order_is_uniform_and_drawn_as_needed():
-    counts: collections.Counter = collections.Counter()
-    rng = random.Random(2)
-    for _ in range(24000):
-        order = db_candidates._Permutation(range(10, 14), rng)
-        drawn = order.take(1) + order.take(2) + order.take(5)
-        assert sorted(drawn) == [10, 11, 12, 13] and order.left == 0
-        counts[tuple(drawn)] += 1
-    assert len(counts) == 24
-    # chi-square with 23 degrees of freedom: over 49.7 has probability 0.001
-    assert sum((n - 1000) ** 2 / 1000 for n in counts.values()) < 49.7
-    assert db_candidates._Permutation([], rng).take(3) == []
 
 
 # -- the tree loader ------------------------------------------------------------------
@@ -311,7 +301,7 @@ def test_trees_load_usage_summed_per_class_and_aggregates_on_request(db):
     def load(conn, aggregates):
         root_id = conn.execute(sa.select(t.resource_providers.c.id)
                                .where(t.resource_providers.c.uuid == root)).scalar_one()
-        return {p.uuid: p for p in db_candidates.load_trees(conn, [root_id],
+        return {p.uuid: p for p in trees.load_trees(conn, [root_id],
                                                             aggregates=aggregates)}
 
     tree = db.read(load, True)
@@ -336,32 +326,10 @@ def test_loader_statements_on_sqlite_do_not_carry_the_ids(db, backend):
         ids = conn.execute(sa.select(t.resource_providers.c.id)
                            .where(t.resource_providers.c.uuid.in_(uuids))).scalars().all()
         with mock.patch.object(conn, "exec_driver_sql", wraps=conn.exec_driver_sql) as spy:
-            trees = db_candidates.load_trees(conn, ids, aggregates=True)
-        return {call.args[0] for call in spy.call_args_list}, {p.uuid for p in trees}
+            loaded = trees.load_trees(conn, ids, aggregates=True)
+        return {call.args[0] for call in spy.call_args_list}, {p.uuid for p in loaded}
 
     first, one = db.read(statements, roots[:1])
     second, two = db.read(statements, roots[1:])
     assert one == set(roots[:1]) and two == set(roots[1:])
     assert (first == second) == (backend == "sqlite")
-
-# -- batch sizes ---------------------------------------------------------------
-
-def test_limited_batches_follow_the_yield():
-    produced = [0]
-    sizes = db_candidates._Sizes(1000, lambda: produced[0])
-    assert sizes.next_batch(0) == 62  # a sixteenth of the limit first
-    assert sizes.next_page(62) == 1000  # read as many roots as candidates wanted
-    produced[0] = 124  # two candidates per root: the rest needs 438 more, plus 10%
-    assert sizes.next_batch(62) == 482
-    assert sizes.next_page(482) == 482  # a later page holds the batch it is read for
-    nothing_yet = db_candidates._Sizes(1000, lambda: 0)
-    nothing_yet.next_batch(0)
-    assert nothing_yet.next_batch(62) == 248  # no yield to go by: four times as many
-
-
-def test_small_limits_and_unlimited_queries():
-    small = db_candidates._Sizes(10, lambda: 0)
-    assert (small.next_batch(0), small.next_page(16)) == (16, 16)
-    everything = db_candidates._Sizes(None, lambda: 5)
-    assert [everything.next_batch(n) for n in (0, 1000, 5000, 9000)] == [1000, 4000, 4000, 4000]
-    assert [everything.next_page(4000) for _ in range(3)] == [4000, 4000, 4000]

@@ -8,8 +8,7 @@ import gc
 import pytest
 
 from placer import wsgi
-from placer.candidates import render
-from placer.db import candidates as db_candidates
+from placer.candidates import render, service
 from tests.helpers.api import Api, make_conf
 from tests.helpers.candidates import Env
 
@@ -108,7 +107,7 @@ def test_randomize_keeps_summaries_for_the_sample(configured):
 
 def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monkeypatch):
     seen = []
-    find, body = db_candidates.find, render.body
+    find, body = service.find, render.body
 
     def spy(real):
         def call(*args, **kwargs):
@@ -116,7 +115,7 @@ def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monke
             return real(*args, **kwargs)
         return call
 
-    monkeypatch.setattr(db_candidates, "find", spy(find))
+    monkeypatch.setattr(service, "find", spy(find))
     monkeypatch.setattr(render, "body", spy(body))
     env = Env(api)
     hosts(env, 2)

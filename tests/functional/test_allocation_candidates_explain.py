@@ -200,8 +200,8 @@ def test_provider_stored_with_another_case(cloud, db):
 
 
 def test_the_collector_is_off_while_the_snapshot_is_read_and_explained(cloud, monkeypatch):
-    from placer.candidates import explain as engine
-    from placer.db import explain as db_explain
+    from placer.candidates import explanation as engine
+    from placer.candidates import service
 
     seen = []
 
@@ -213,9 +213,9 @@ def test_the_collector_is_off_while_the_snapshot_is_read_and_explained(cloud, mo
             return real(*args, **kwargs)
         monkeypatch.setattr(module, name, call)
 
-    spy(db_explain, "load")
+    spy(service, "checked_snapshot")
     spy(engine, "explain")
     gc.enable()
     assert explain(cloud, "resources=VCPU:64,MEMORY_MB:1024").status_code == 200
-    assert seen == [("load", False), ("explain", False)]
+    assert seen == [("checked_snapshot", False), ("explain", False)]
     assert gc.isenabled()

@@ -3,7 +3,7 @@
 import uuid
 
 from placer.candidates import search
-from placer.candidates.request import parse_query
+from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 
 _NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")

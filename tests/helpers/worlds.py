@@ -4,7 +4,7 @@ from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
 from placer import exceptions
-from placer.candidates.request import parse_query
+from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 
 # The property tests' settings: the query strategies discard what does not

@@ -1,4 +1,4 @@
-"""The explain funnel (candidates/explain.py): examples, and properties that
+"""The explain funnel (candidates/explanation): examples, and properties that
 tie it to the search it explains."""
 
 import dataclasses
@@ -6,8 +6,13 @@ import dataclasses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placer.candidates import explain, search
-from placer.candidates.request import parse_query
+from placer.candidates import explanation, search
+from placer.candidates.explanation import filters, render
+from placer.candidates.explanation.provider import own_failures
+from placer.candidates.explanation.steps import Step
+from placer.candidates.explanation.unit_rules import RULES
+from placer.candidates.parser import parse_query
+from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 from tests.helpers.floors import answered, at_least
 from tests.helpers.worlds import queries, worlds
@@ -39,7 +44,53 @@ def cloud():
 
 def run(query, snapshot=None, version=(1, 39), **kw):
     request = parse_query([tuple(p.split("=", 1)) for p in query.split("&")], version)
-    return explain.explain(request, snapshot or cloud(), **kw)
+    return explanation.explain(request, snapshot or cloud(), **kw)
+
+
+def run_request(query, version=(1, 39)):
+    return parse_query([tuple(p.split("=", 1)) for p in query.split("&")], version)
+
+
+def removable(step: Step, request: CandidateRequest) -> bool:
+    """The step's constraint can be dropped from the query, leaving a valid
+    one: not a group's last positive filter when it has no resources (it
+    would then match nothing), nor a rule the query cannot drop."""
+    if step.group is None:
+        if step.constraint == "same_subtree":
+            # a resourceless group must stay in some same_subtree
+            resourceless = {g.suffix for g in request.groups if not g.resources}
+            others = {s for subtree in request.same_subtree if ",".join(subtree) != step.value
+                      for s in subtree}
+            return not (resourceless & set(step.value.split(",")) - others)
+        return step.constraint in ("root_required", "root_forbidden", "isolate")
+    group = next(g for g in request.groups if g.suffix == step.group)
+    if step.constraint not in filters.POSITIVE or group.resources:
+        return step.constraint not in ("class", "providers", *(r.kind for r in RULES))
+    return sum(1 for kind, _ in filters.of(group) if kind in filters.POSITIVE) > 1
+
+
+def without(request: CandidateRequest, step: Step) -> CandidateRequest:
+    """The request without the constraint of a removable step."""
+    if step.group is None:
+        if step.constraint == "root_required":
+            return dataclasses.replace(
+                request, root_required=request.root_required - {step.value})
+        if step.constraint == "root_forbidden":
+            return dataclasses.replace(
+                request, root_forbidden=request.root_forbidden - {step.value})
+        if step.constraint == "same_subtree":
+            return dataclasses.replace(request, same_subtree=tuple(
+                s for s in request.same_subtree if ",".join(s) != step.value))
+        assert step.constraint == "isolate", step
+        return dataclasses.replace(request, group_policy="none")
+    groups = []
+    for group in request.groups:
+        if group.suffix == step.group:
+            kept = [f for f in filters.of(group)
+                    if (f[0], filters.text(f)) != (step.constraint, step.value)]
+            group = filters.with_only(group, kept)
+        groups.append(group)
+    return dataclasses.replace(request, groups=tuple(groups))
 
 
 def by_key(result):
@@ -52,11 +103,11 @@ def test_capacity_names_the_largest_free_amount():
     assert (first.group, first.constraint, first.value) == ("", "capacity", "VCPU:64")
     assert first.message == ("no provider has 64 free VCPU: the largest free amount is 48 on "
                              "compute-1")
-    funnel = [s.as_dict() for _, steps in result.groups for s in steps]
+    funnel = [s for g in render.body(result)["groups"] for s in g["funnel"]]
     assert funnel[0] == {"constraint": "class", "value": "VCPU", "providers": 2, "trees": 2}
     assert funnel[1]["providers"] == 0 and funnel[1]["trees"] == 0
     assert result.candidates == 0
-    assert result.as_dict()["first_empty"] == {
+    assert render.body(result)["first_empty"] == {
         "group": "", "constraint": "capacity", "value": "VCPU:64", "message": first.message}
 
 
@@ -112,12 +163,14 @@ def test_request_wide_constraints():
     first = run("resources1=VCPU:1&resources2=MEMORY_MB:512&group_policy=none").first_empty
     assert first is None
     first = run("resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate").first_empty
-    assert first.constraint == "isolate" and first.removable
+    assert first.constraint == "isolate" and removable(first, run_request(
+        "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate"))
     first = run("resources1=VCPU:1&resources2=NET_BW_EGR_KILOBIT_PER_SEC:1"
                 "&group_policy=none&required2=CUSTOM_NIC").first_empty
     assert first is None
     first = run("resources=VCPU:1,NET_BW_EGR_KILOBIT_PER_SEC:1", version=(1, 28)).first_empty
-    assert first.constraint == "one_provider_per_tree" and not first.removable
+    assert first.constraint == "one_provider_per_tree"
+    assert not removable(first, run_request("resources=VCPU:1", (1, 28)))
     first = run("resources=VCPU:40,MEMORY_MB:1&resources1=VCPU:20&group_policy=none"
                 ).first_empty
     assert first.constraint == "together"
@@ -146,7 +199,7 @@ def test_unknown_in_tree():
 def test_provider_report_says_by_how_much():
     result = run("resources=VCPU:64,DISK_GB:2000&required=CUSTOM_NIC",
                  provider="00000000-0000-0000-0000-000000000001")
-    body = result.as_dict()["provider"]
+    body = render.body(result)["provider"]
     assert body["name"] == "compute-1"
     details = {(f["constraint"], f["value"]): f["detail"] for f in body["failures"]}
     assert details[("capacity", "VCPU:64")] == (
@@ -198,7 +251,7 @@ def test_explain_agrees_with_the_search(data):
     snap = data.draw(worlds())
     request = data.draw(queries(snap))
     found = answered(len(list(search.find_candidates(request, snap, limit=None))))
-    result = explain.explain(request, snap)
+    result = explanation.explain(request, snap)
     _monotone(result)
     assert result.candidates == found
     first = result.first_empty
@@ -206,8 +259,8 @@ def test_explain_agrees_with_the_search(data):
     if first is None:
         return
     assert first.message
-    if first.removable:
-        relaxed = explain.explain(explain.without(request, first), snap)
+    if removable(first, request):
+        relaxed = explanation.explain(without(request, first), snap)
         again = relaxed.first_empty
         if again is None:
             assert next(search.find_candidates(relaxed.request, snap), None) is not None
@@ -223,7 +276,7 @@ def test_tree_report_agrees_with_the_search(data):
     snap = data.draw(worlds())
     request = data.draw(queries(snap))
     provider = data.draw(st.sampled_from(list(snap.providers.values())))
-    report = explain.explain(request, snap, provider=provider.uuid).provider
+    report = explanation.explain(request, snap, provider=provider.uuid).provider
     alone = Snapshot(snap.providers.values(), anchor_ids=[provider.root_id])
     anchored = answered(next(search.find_candidates(request, alone, limit=None), None)
                         is not None)
@@ -274,5 +327,5 @@ def test_providers_serving_a_candidate_fail_nothing_by_themselves(data):
                 group = groups[suffix]
                 if not suffix:  # it gives some of the unsuffixed group's classes
                     group = dataclasses.replace(group, resources=gives)
-                failures = explain._own_failures(group, p, snap.get(p.root_id), snap)
+                failures = own_failures(group, p, snap.get(p.root_id), snap)
                 assert failures == [], (suffix, p.name, failures)

@@ -8,8 +8,8 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placer.candidates import _domains, _solver, render, search
-from placer.candidates.request import parse_query
+from placer.candidates import domains, render, search, solver
+from placer.candidates.parser import parse_query
 from tests.helpers.brute_force import answers, key, root_ok, valid
 from tests.helpers.snapshots import World
 from tests.helpers.worlds import SETTINGS, engine_key, queries, worlds
@@ -99,13 +99,13 @@ def test_keys_follow_the_request_order_of_groups():
 def _walked(request, snap):
     """The candidates as the solver's walk gives them, never its shortcut for
     slots no rule ties together."""
-    plan_init = _solver.Plan.__init__
+    plan_init = solver.Plan.__init__
 
     def walk_only(self, *args):
         plan_init(self, *args)
         self.independent = False
 
-    with mock.patch.object(_solver.Plan, "__init__", walk_only):
+    with mock.patch.object(solver.Plan, "__init__", walk_only):
         return answers(request, snap)
 
 
@@ -126,8 +126,8 @@ def test_independent_slots_are_every_combination_of_their_options():
     request = parse_query([("resources", "VCPU:1,MEMORY_MB:8"), ("resources1", "VGPU:1"),
                            ("group_policy", "isolate")], (1, 39))
     snap = w.snapshot()
-    layout = _domains.Layout(request)
-    assert _solver.Plan(layout, request, snap).independent  # one suffixed group: isolate is moot
+    layout = domains.Layout(request)
+    assert solver.Plan(layout, request, snap).independent  # one suffixed group: isolate is moot
     found = list(search.find_candidates(request, snap, limit=None))
     assert [c.mappings()["1"] for c in found] == [[w.uuid(f"gpu{n}")] for n in range(3)]
     assert [engine_key(c) for c in found] == _walked(request, snap)
@@ -135,4 +135,4 @@ def test_independent_slots_are_every_combination_of_their_options():
     for query in ([("resources1", "VGPU:1"), ("resources2", "VGPU:1"), ("group_policy", "isolate")],
                   [("resources", "VCPU:1"), ("resources1", "VCPU:1"), ("group_policy", "none")]):
         tied = parse_query(query, (1, 39))
-        assert not _solver.Plan(_domains.Layout(tied), tied, snap).independent
+        assert not solver.Plan(domains.Layout(tied), tied, snap).independent

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from placer.candidates import search
-from placer.candidates.request import parse_query
+from placer.candidates.parser import parse_query
 from tests.helpers.snapshots import World, agg, allocs
 
 AGG_A = agg("A")

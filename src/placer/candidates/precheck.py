@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from placer import exceptions
-from placer.candidates import _domains, search
+from placer.candidates import domains, search
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Snapshot
 from placer.microversions import NESTED_CANDIDATES
@@ -52,7 +52,7 @@ def check_names(
         ):
             return False
         _check_traits(list(group.written_traits) + sorted(group.forbidden), known_traits)
-        same = (bool(group.suffix), _domains.signature(group))
+        same = (bool(group.suffix), domains.signature(group))
         if same not in alone:
             alone[same] = satisfiable_alone(request, snapshot, group)
         if not alone[same]:

@@ -28,7 +28,7 @@ Semantics (those of the reference, checked against it):
 import random
 from collections.abc import Iterable, Iterator
 
-from placer.candidates import _domains, _solver
+from placer.candidates import domains, solver
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Provider, Snapshot
 
@@ -43,7 +43,7 @@ class Candidate:
 
     __slots__ = ("anchor", "layout", "providers", "snapshot")
 
-    def __init__(self, anchor: Provider, layout: _domains.Layout, providers: list[Provider],
+    def __init__(self, anchor: Provider, layout: domains.Layout, providers: list[Provider],
                  snapshot: Snapshot):
         self.anchor = anchor
         self.layout = layout
@@ -136,7 +136,7 @@ def stream_candidates(
         raise ValueError(f"Strategy '{strategy}' not recognized")
     if limit is _FROM_REQUEST:
         limit = request.limit
-    layout = _domains.Layout(request)
+    layout = domains.Layout(request)
     breadth_first = strategy == "breadth-first"
 
     def in_order() -> Iterator[Candidate]:
@@ -170,13 +170,13 @@ def stream_candidates(
 
 def _batch_streams(request, layout, snapshot: Snapshot, rng) -> list[Iterator[Candidate]]:
     """One lazy stream of candidates per viable anchor of the snapshot."""
-    problems = _domains.build_problems(request, layout, snapshot)
+    problems = domains.build_problems(request, layout, snapshot)
     if rng is not None:
         rng.shuffle(problems)
         for problem in problems:
             for options in problem.options:
                 rng.shuffle(options)
-    plan = _solver.Plan(layout, request, snapshot)
+    plan = solver.Plan(layout, request, snapshot)
     return [_anchored(problem, plan, layout, snapshot) for problem in problems]
 
 

@@ -14,10 +14,10 @@ import sys
 import prettytable
 
 from placer import exceptions, microversions
-from placer.candidates import explain
-from placer.candidates.request import parse_query
+from placer.candidates import service
+from placer.candidates.explanation import render
+from placer.db import candidates as db_candidates
 from placer.db import engine as db_engine
-from placer.db import explain as db_explain
 from placer.http import query
 
 PROG = "placement-manage explain"
@@ -39,19 +39,17 @@ def run(conf) -> int:
         version = _microversion(conf.command.microversion)
         # read as the API reads its query string, so the same 400s follow
         pairs = query.parse(conf.command.query.lstrip("?").encode("utf-8", "surrogateescape"))
-        pairs, provider = explain.split_query(pairs)
-        request = parse_query(pairs, version)
         db = db_engine.Database(db_engine.engine_for(conf))
         try:
-            snapshot, around, provider = db.read(db_explain.load, request, provider)
+            result = service.explain_query(
+                db_candidates.reader(db), pairs, version,
+                max_candidates=conf.placement.max_allocation_candidates)
         finally:
             db.dispose()
     except exceptions.BadRequest as exc:
         print(f"{PROG}: {exc.detail}", file=sys.stderr)
         return 1
-    result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
-                             max_candidates=conf.placement.max_allocation_candidates)
-    print(report(result.as_dict()))
+    print(report(render.body(result)))
     return 0
 
 
@@ -82,7 +80,7 @@ def _group_title(group: dict) -> str:
 
 
 def report(body: dict) -> str:
-    """The explain answer (``Explanation.as_dict()``) as text tables."""
+    """The explain answer (its JSON body) as text tables."""
     out = [f"Candidates: {body['candidates']}", ""]
     for group in body["groups"]:
         out += [f"Funnel of the {_group_title(group)}:", _table(

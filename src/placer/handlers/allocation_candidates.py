@@ -5,8 +5,8 @@ import random
 import falcon
 
 from placer import collector, policy
-from placer.candidates import render
-from placer.candidates.request import parse_query
+from placer.candidates import render, service
+from placer.candidates.parser import parse_query
 from placer.db import candidates as db
 from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
@@ -23,10 +23,10 @@ def list_candidates(req: Request, resp: falcon.Response):
     request = parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
     rng = random.Random() if conf.randomize_allocation_candidates else None
-    timings: dict[str, float] | None = {} if metrics.enabled(req.context.conf) else None
-    candidates, summaries = req.context.db.read(
-        db.find, request, max_candidates=conf.max_allocation_candidates,
-        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings)
+    timings = service.Timings() if metrics.enabled(req.context.conf) else None
+    candidates, summaries = db.reader(req.context.db)(lambda store: service.find(
+        store, request, max_candidates=conf.max_allocation_candidates,
+        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings))
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))

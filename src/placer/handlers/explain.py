@@ -2,15 +2,15 @@
 
 The query is GET /allocation_candidates's, parsed and validated the same
 way (same 400s), plus an optional ``provider=<uuid>`` to report on one
-provider and its tree. The answer is candidates/explain.py's funnel.
+provider and its tree. The answer is candidates/explanation's funnel.
 """
 
 import falcon
 
 from placer import collector, policy
-from placer.candidates import explain
-from placer.candidates.request import parse_query
-from placer.db import explain as db
+from placer.candidates import service
+from placer.candidates.explanation import render
+from placer.db import candidates as db
 from placer.http import query, util
 from placer.http.negotiation import returns_json
 from placer.http.request import Request
@@ -22,10 +22,7 @@ from placer.http.request import Request
 @collector.paused()
 def explain_candidates(req: Request, resp: falcon.Response):
     req.context.auth.can(policy.ALLOCATION_CANDIDATES_EXPLAIN)
-    version = util.version(req)
-    pairs, provider = explain.split_query(query.pairs(req))
-    request = parse_query(pairs, version)
-    snapshot, around, provider = req.context.db.read(db.load, request, provider)
-    result = explain.explain(request, snapshot, provider=provider, provider_snapshot=around,
-                             max_candidates=req.context.conf.placement.max_allocation_candidates)
-    util.send_json(req, resp, result.as_dict())
+    result = service.explain_query(
+        db.reader(req.context.db), query.pairs(req), util.version(req),
+        max_candidates=req.context.conf.placement.max_allocation_candidates)
+    util.send_json(req, resp, render.body(result))

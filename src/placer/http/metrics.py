@@ -6,7 +6,7 @@ What is measured (the README lists every metric):
   raw path), method, microversion and status: a count and a latency histogram;
 - each answered ``GET /allocation_candidates``, by number of request groups:
   the candidates returned, and the seconds spent loading from the database
-  versus searching (``placer.db.candidates.find`` fills the timings);
+  versus searching (``placer.candidates.service.find`` fills the timings);
 - generation conflicts answered 409 ``placement.concurrent_update``, the
   server-side retries of writes, database errors and outages (503), as
   ``placer.db.engine`` reports them.
@@ -31,6 +31,7 @@ import time
 import falcon.constants
 
 from placer import exceptions, microversions, policy
+from placer.candidates.service import Timings
 from placer.db import engine as db_engine
 from placer.http import errors
 
@@ -150,7 +151,7 @@ def _groups_label(count: int) -> str:
     return str(count) if count < MAX_GROUPS_LABEL else f"{MAX_GROUPS_LABEL}+"
 
 
-def observe_candidates(groups: int, returned: int, timings: dict | None) -> None:
+def observe_candidates(groups: int, returned: int, timings: Timings | None) -> None:
     """One answered GET /allocation_candidates; ``timings`` is None when
     metrics are off (the handler then asks for none), and this does nothing."""
     if timings is None:
@@ -158,9 +159,9 @@ def observe_candidates(groups: int, returned: int, timings: dict | None) -> None
     m = get()
     label = _groups_label(groups)
     m.candidates.labels(label).observe(returned)
-    for phase in ("load", "search"):
-        if phase in timings:
-            m.candidate_seconds.labels(label, phase).observe(timings[phase])
+    if timings.searched:
+        m.candidate_seconds.labels(label, "load").observe(timings.load)
+        m.candidate_seconds.labels(label, "search").observe(timings.search)
 
 
 # --- the HTTP side ---------------------------------------------------------------------

@@ -187,7 +187,7 @@ def candidates(allocation_request_form: str, traits: bool, tree: bool) -> dict:
                    "provider_summaries": by_uuid(closed(summary))})
 
 
-# --- explain (Placer's own: candidates/explain.py) --------------------------------------
+# --- explain (Placer's own: candidates/explanation) --------------------------------------
 
 _TEXT = {"type": "string"}
 _SUFFIX_OR_NULL = {"type": ["string", "null"], "description": "None: a request-wide step"}

@@ -34,7 +34,7 @@ state of one anchor's walk (walks of several anchors may be interleaved).
 import itertools
 from collections.abc import Iterator
 
-from placer.candidates._domains import Layout, Problem
+from placer.candidates.domains import Layout, Problem
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Provider, Snapshot
 
@@ -59,7 +59,7 @@ class Plan:
         self.sets_of = [
             [n for n, members in enumerate(self.subtrees) if i in members] for i in range(count)
         ]
-        # Every option fits its own slot alone (see _domains): only classes that
+        # Every option fits its own slot alone (see domains): only classes that
         # an earlier slot may take from the same provider need checking again.
         self.shared_demand = [
             [(rc, n) for rc, n in s.demand.items() if any(rc in t.demand for t in slots[:i])]

@@ -71,7 +71,7 @@ def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot
     scopes: dict[int, tuple] = {}
     seen: dict[tuple, Options] = {}  # identical groups (eight VGPU:1...) share their options
     for group in request.groups:
-        scopes[id(group)] = _group_scope(group, snapshot)
+        scopes[id(group)] = group_scope(group, snapshot)
         if scopes[id(group)] is None:
             return []  # upstream gives up on the whole request
     for slot in layout.slots:
@@ -124,7 +124,7 @@ def signature(group: RequestGroup) -> tuple:
     )
 
 
-def _group_scope(group: RequestGroup, snapshot: Snapshot):
+def group_scope(group: RequestGroup, snapshot: Snapshot):
     """(ids of providers meeting member_of, root id of in_tree), or None when
     upstream would find nothing at all: an unknown in_tree provider, or no
     provider meeting member_of."""
@@ -192,13 +192,13 @@ def _unsuffixed_options(group, rc, amount, snapshot, members, tree_root) -> Opti
         if p.is_sharing and tree_root is None and (not group.member_of or p.id in members):
             anchors = snapshot.anchors(p)
         if by_aggregate:
-            anchors = [a for a in anchors if _aggregates_ok(group, p, snapshot.get(a), members)]
+            anchors = [a for a in anchors if aggregates_ok(group, p, snapshot.get(a), members)]
         if anchors:
             result.append((p, anchors))
     return result
 
 
-def _aggregates_ok(group: RequestGroup, p: Provider, root: Provider, members) -> bool:
+def aggregates_ok(group: RequestGroup, p: Provider, root: Provider, members) -> bool:
     if group.member_of and p.id not in members and root.id not in members:
         return False
     return not (group.forbidden_aggs & (p.aggregates | root.aggregates))

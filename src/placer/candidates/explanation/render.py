@@ -1,0 +1,43 @@
+"""The explanation as GET /allocation_candidates/explain answers it
+(schemas/responses.py describes the body)."""
+
+import dataclasses
+
+from placer.candidates.explanation.steps import Explanation, ProviderReport, Step
+
+
+def body(explanation: Explanation) -> dict:
+    first = explanation.first_empty
+    out: dict = {
+        "candidates": explanation.candidates,
+        "groups": [{"suffix": g.suffix, "resources": dict(g.resources),
+                    "funnel": [_step(s) for s in steps]} for g, steps in explanation.groups],
+        "request": [_step(s) for s in explanation.request_steps],
+        "first_empty": None if first is None else {
+            "group": first.group, "constraint": first.constraint, "value": first.value,
+            "message": first.message},
+    }
+    if explanation.provider is not None:
+        out["provider"] = _provider(explanation.provider)
+    return out
+
+
+def _step(step: Step) -> dict:
+    out: dict = {"constraint": step.constraint, "value": step.value}
+    for name in ("providers", "trees", "candidates"):
+        if getattr(step, name) is not None:
+            out[name] = getattr(step, name)
+    if step.detail:
+        out["detail"] = step.detail
+    return out
+
+
+def _provider(report: ProviderReport) -> dict:
+    return {
+        "uuid": report.provider.uuid,
+        "name": report.provider.name,
+        "root_provider_uuid": report.root.uuid,
+        "failures": [dataclasses.asdict(f) for f in report.failures],
+        "tree": {"uuid": report.root.uuid, "name": report.root.name,
+                 "failures": [dataclasses.asdict(f) for f in report.tree_failures]},
+    }

@@ -1,0 +1,80 @@
+"""The four rules an amount meets on one inventory (capacity, min_unit,
+max_unit, step_size), each with how explain reports it: one table entry
+per rule."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from placer.candidates.snapshot import Provider
+from placer.model import inventory
+
+
+def free(p: Provider, rc: str) -> int:
+    return p.inventories[rc].capacity - p.usages.get(rc, 0)
+
+
+@dataclass(frozen=True)
+class UnitRule:
+    kind: str
+    # the provider of a pool that comes closest to meeting the rule: the
+    # first with the highest score
+    score: Callable[[Provider, str], int]
+    # what the pool's numbers are, given its closest provider
+    detail: Callable[[Provider, list[Provider], str], str]
+    # why no provider with room meets it: formatted with amount, rc, detail
+    refusal: str
+    # by how much one provider misses it
+    shortfall: Callable[[Provider, str, int], str]
+
+    def ok(self, p: Provider, rc: str, amount: int) -> bool:
+        """The rule's part of Provider.fits, for an amount alone."""
+        return inventory.RULE_PARTS[self.kind](p.inventories[rc], p.usages.get(rc, 0), amount)
+
+    def closest(self, pool: list[Provider], rc: str) -> Provider:
+        return max(pool, key=lambda p: self.score(p, rc))
+
+    def pool_detail(self, pool: list[Provider], rc: str) -> str:
+        """The numbers of ``pool`` that matter for the rule ("" for no pool)."""
+        return self.detail(self.closest(pool, rc), pool, rc) if pool else ""
+
+
+def _step_sizes(pool: list[Provider], rc: str) -> str:
+    sizes = sorted({p.inventories[rc].step_size for p in pool})
+    return "step sizes are " + ", ".join(map(str, sizes[:8])) + (" ..." if len(sizes) > 8 else "")
+
+
+def _capacity_shortfall(p: Provider, rc: str, amount: int) -> str:
+    left = max(free(p, rc), 0)
+    return (f"{left} {rc} free on {p.name} (capacity {p.inventories[rc].capacity}, used "
+            f"{p.usages.get(rc, 0)}), {amount} asked: {amount - left} short")
+
+
+RULES = (
+    UnitRule(
+        "capacity", free,
+        lambda best, pool, rc: f"the largest free amount is {max(free(best, rc), 0)} "
+                               f"on {best.name}",
+        "no provider has {amount} free {rc}: {detail}",
+        _capacity_shortfall),
+    UnitRule(
+        "min_unit", lambda p, rc: -p.inventories[rc].min_unit,
+        lambda best, pool, rc: f"the smallest min_unit is {best.inventories[rc].min_unit} "
+                               f"on {best.name}",
+        "no provider with room for {amount} {rc} accepts so little: {detail}",
+        lambda p, rc, amount: f"min_unit of {rc} is {p.inventories[rc].min_unit} on {p.name}, "
+                              f"{amount} asked"),
+    UnitRule(
+        "max_unit", lambda p, rc: p.inventories[rc].max_unit,
+        lambda best, pool, rc: f"the largest max_unit is {best.inventories[rc].max_unit} "
+                               f"on {best.name}",
+        "no provider with room for {amount} {rc} accepts so much at once: {detail}",
+        lambda p, rc, amount: f"max_unit of {rc} is {p.inventories[rc].max_unit} on {p.name}, "
+                              f"{amount} asked: {amount - p.inventories[rc].max_unit} too many"),
+    UnitRule(
+        "step_size", lambda p, rc: 0,
+        lambda best, pool, rc: _step_sizes(pool, rc),
+        "no provider with room for {amount} {rc} takes it in steps that divide {amount}: "
+        "{detail}",
+        lambda p, rc, amount: f"step_size of {rc} is {p.inventories[rc].step_size} on "
+                              f"{p.name}: {amount} is not a multiple"),
+)

@@ -1,0 +1,203 @@
+"""The candidate service: what GET /allocation_candidates, its explain and
+``placement-manage explain`` call, over a Store (the database behind it).
+
+A search walks the candidate roots in answer order (by id; with
+randomize_allocation_candidates in a random order drawn as it goes). The
+trees of one batch are loaded with a fixed number of queries, searched, and
+the next batch is loaded only while the answer needs more, so a limited
+query costs what its answer costs, not what the cloud holds. Trees that
+serve others (those of sharing providers and in_tree targets) are loaded
+once per request and join every batch.
+
+Explain needs every tree that could hold part of an answer, to count what
+each constraint removes: a read of the relevant part of the cloud, fine
+for an operator's question, not for the scheduler's path.
+"""
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from placer import exceptions
+from placer.candidates import batches, explanation, precheck, search
+from placer.candidates.explanation.steps import Explanation
+from placer.candidates.parser import parse_query
+from placer.candidates.request import CandidateRequest
+from placer.candidates.root_plan import RootPlan
+from placer.candidates.snapshot import Provider, Snapshot
+from placer.candidates.store import Names, Store
+from placer.microversions import Version
+
+T = TypeVar("T")
+# runs a function on a Store inside one read transaction
+Reader = Callable[[Callable[[Store], T]], T]
+
+
+@dataclass
+class Timings:
+    """Seconds a search spent loading from the database and searching
+    (``searched``: it got that far; an unknown name or an impossible
+    request stops it before)."""
+
+    load: float = 0.0
+    search: float = 0.0
+    searched: bool = False
+
+
+def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
+         strategy: str = "depth-first", rng: random.Random | None = None,
+         batch: tuple[int, int] | None = None,
+         timings: Timings | None = None) -> tuple[list, list[Provider]]:
+    """(candidates, providers for provider_summaries) for ``request``.
+
+    Raises BadRequest for an unknown name, where the reference reports it.
+    ``batch`` overrides (first, largest) batch sizes, for tests. ``timings``,
+    if given, gets the time spent added to it, when the search ran.
+    """
+    started = time.perf_counter()
+    names = store.names(request)
+    if names.lack_some_of(request):
+        # Only an unknown name needs the whole picture: a 400, or the
+        # reference's early empty answer.
+        snapshot = store.whole_cloud(request, list(names.classes.values()))
+        if not precheck.check_names(request, snapshot, names.classes, names.traits):
+            return [], []
+    walk = _Walk(store, request, names)
+    if walk.hopeless:
+        return [], []
+    wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
+    candidates: list = []
+    sizes = batches.Sizes(min(wanted) if wanted else None, lambda: len(candidates), batch)
+    trees = walk.batches(sizes, rng)
+    loading = [0.0]
+    if timings is not None:
+        trees = _timed(trees, loading)
+    searching = time.perf_counter()
+    for candidate in search.stream_candidates(request, trees, max_candidates=max_candidates,
+                                              strategy=strategy, rng=rng):
+        candidates.append(candidate)
+    if timings is not None:
+        now = time.perf_counter()
+        timings.search += now - searching - loading[0]
+        timings.load += searching - started + loading[0]
+        timings.searched = True
+    return candidates, search.summary_providers(candidates, request.nested_aware)
+
+
+def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:
+    """``trees``, adding the seconds each batch takes to load to ``spent[0]``."""
+    while True:
+        start = time.perf_counter()
+        snapshot = next(trees, None)
+        spent[0] += time.perf_counter() - start
+        if snapshot is None:
+            return
+        yield snapshot
+
+
+class _Walk:
+    """The request's walk over candidate roots, one batch of trees at a time."""
+
+    def __init__(self, store: Store, request: CandidateRequest, names: Names):
+        self.store, self.request, self.names = store, request, names
+        self.targets = self._targets() if names.classes else {}
+        self.hopeless = not names.classes or not self._possible()
+        if self.hopeless:
+            return
+        rc_ids = list(names.classes.values())
+        aux = set(self.targets.values()) | store.sharing_roots(rc_ids)
+        if any(not g.resources for g in request.groups):
+            aux |= store.classless_sharing_roots(rc_ids)
+        self.aux_roots = aux
+        self.class_names = store.class_names()
+        self.aux = store.trees(sorted(aux), self.class_names)
+        sharing = [p for p in self.aux if p.is_sharing and p.inventories]
+        # A tree's aggregates matter only to aggregate filters, to the sharing
+        # providers it may be served by, and to resourceless groups (which
+        # may use a sharing provider of any tree); provider summaries do not
+        # show them.
+        self.aggregates = any(g.member_of or g.forbidden_aggs or not g.resources
+                              for g in request.groups) or any(p.is_sharing for p in self.aux)
+        self.roots = store.roots(RootPlan(request, names, self.targets, sharing).plan())
+
+    def _targets(self) -> dict[str, int]:
+        uuids = {g.in_tree for g in self.request.groups if g.in_tree}
+        return self.store.in_tree_roots(uuids) if uuids else {}
+
+    def _possible(self) -> bool:
+        """False when the engine would find nothing anywhere: an unknown
+        in_tree provider, or a member_of no provider meets."""
+        uuids = {g.in_tree for g in self.request.groups if g.in_tree}
+        if len(self.targets) < len(uuids):
+            return False
+        # a group with resources needs a member in the roots' own filter;
+        # a resourceless one would otherwise walk every root for nothing
+        return all(self.store.any_member([self.names.agg_ids(s) for s in group.member_of])
+                   for group in self.request.groups if group.member_of and not group.resources)
+
+    def batches(self, sizes: batches.Sizes, rng: random.Random | None = None
+                ) -> Iterator[Snapshot]:
+        """Snapshots of consecutive runs of candidate roots, in answer order."""
+        pages: batches.InOrder | batches.Shuffled
+        if rng is None:
+            pages = batches.InOrder(self.roots)
+        else:
+            pages = batches.Shuffled(self.roots, self.store.id_range(), rng, sizes.largest,
+                                     confined=bool(self.targets))
+        page: list[int] = []
+        walked = 0
+        while True:
+            want = sizes.next_batch(walked)
+            if not page:
+                page = pages.next(sizes.next_page(want))
+                if not page:
+                    return
+            ids, page = page[:want], page[want:]
+            walked += len(ids)
+            trees = self.store.trees([i for i in ids if i not in self.aux_roots],
+                                     self.class_names, self.aggregates)
+            yield Snapshot(self.aux + trees, anchor_ids=ids)
+
+
+def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:
+    """The whole-cloud snapshot of the request, after the reference's checks
+    of the names it uses (BadRequest where GET /allocation_candidates gives
+    one)."""
+    names = store.names(request)
+    snapshot = store.whole_cloud(request, list(names.classes.values()))
+    if names.lack_some_of(request):
+        precheck.check_names(request, snapshot, names.classes, names.traits)
+    return snapshot
+
+
+def explain_query(read: Reader, pairs: list[tuple[str, str]], version: Version,
+                  max_candidates: int = -1) -> Explanation:
+    """The explain answer for a candidates query (``provider=<uuid>`` adds the
+    report on that provider and its tree). BadRequest for what GET
+    /allocation_candidates answers 400, and for an unknown provider."""
+    pairs, provider = explanation.split_query(pairs)
+    request = parse_query(pairs, version)
+    snapshot, around, provider = read(lambda store: _explain_snapshots(store, request, provider))
+    return explanation.explain(request, snapshot, provider=provider,
+                               provider_snapshot=around, max_candidates=max_candidates)
+
+
+def _explain_snapshots(store: Store, request: CandidateRequest, provider: str | None
+                       ) -> tuple[Snapshot, Snapshot | None, str | None]:
+    """(snapshot for the funnel; snapshot for the ``provider`` report: the
+    same, plus that provider's tree when the first lacks it; the provider's
+    uuid as stored), the last two None without ``provider``."""
+    snapshot = checked_snapshot(store, request)
+    if provider is None:
+        return snapshot, None, None
+    if provider in snapshot.by_uuid:
+        return snapshot, snapshot, provider
+    found = store.provider_root(provider)
+    if found is None:
+        raise exceptions.BadRequest(f"No resource provider with uuid {provider} found",
+                                    code=exceptions.QUERYPARAM_BAD_VALUE)
+    uuid, root_id = found
+    tree = store.trees([root_id])
+    return snapshot, Snapshot([*snapshot.providers.values(), *tree]), uuid

@@ -1,0 +1,92 @@
+"""What the candidate service reads, and nothing about how: the interface
+that the database side (placer.db.candidates) implements.
+
+A search asks for the ids of the names it uses, the roots of the trees
+that serve others (sharing providers, in_tree targets), pages of candidate
+roots for a plan (see root_plan.py), and the trees of a batch of roots;
+explain and the unknown-name precheck ask for the whole relevant cloud.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from placer.candidates.request import CandidateRequest
+from placer.candidates.snapshot import Provider, Snapshot
+
+
+@dataclass
+class Names:
+    """Ids of the names a request uses (the unknown ones are absent)."""
+
+    classes: dict[str, int]
+    traits: dict[str, int]
+    aggregates: dict[str, int]
+
+    def lack_some_of(self, request: CandidateRequest) -> bool:
+        """The request names a class or trait the database does not have."""
+        return bool(set(request.resource_classes()) - self.classes.keys()
+                    or set(request.trait_names()) - self.traits.keys())
+
+    def agg_ids(self, uuids: Iterable[str]) -> tuple[int, ...]:
+        """Ids of the known aggregates among ``uuids`` (an unknown one has no member)."""
+        return tuple(self.aggregates[u] for u in sorted(uuids) if u in self.aggregates)
+
+
+class Roots(Protocol):
+    """The candidate roots of one plan (providers without a parent meeting
+    every condition of the plan)."""
+
+    # whether ``among`` takes long lists of ids well: each call pays the
+    # filter's fixed costs, but MariaDB plans a long list of literals worse
+    long_lists: bool
+
+    def after(self, last: int, size: int) -> list[int]:
+        """The first ``size`` of them with an id above ``last``, by id."""
+
+    def among(self, ids: list[int]) -> set[int]:
+        """Those of ``ids`` that are candidate roots."""
+
+    def all(self) -> list[int]:
+        """All of them, in no particular order."""
+
+
+class Store(Protocol):
+    """The cloud, as the candidate service reads it: one transaction."""
+
+    def names(self, request: CandidateRequest) -> Names: ...
+
+    def in_tree_roots(self, uuids: set[str]) -> dict[str, int]:
+        """uuid -> root id of the providers named (the unknown ones are absent)."""
+
+    def any_member(self, sets: list[tuple[int, ...]]) -> bool:
+        """Some provider is in one aggregate of each set of ids."""
+
+    def sharing_roots(self, rc_ids: list[int]) -> set[int]:
+        """Roots of the sharing providers with inventory of one of the classes."""
+
+    def classless_sharing_roots(self, rc_ids: list[int]) -> set[int]:
+        """Roots of the sharing providers a resourceless group may use: those
+        whose tree holds one of the classes or is served by a sharing
+        provider that does."""
+
+    def id_range(self) -> tuple[int, int]:
+        """The lowest and highest provider ids ((0, -1) without providers)."""
+
+    def roots(self, plan: tuple) -> Roots:
+        """The candidate roots of a plan (root_plan.RootPlan)."""
+
+    def class_names(self) -> dict[int, str]:
+        """Resource class id -> name, of every class."""
+
+    def trees(self, root_ids: list[int], class_names: dict[int, str] | None = None,
+              aggregates: bool = True) -> list[Provider]:
+        """Every provider of these trees, with inventories, usages, traits and
+        aggregates (none where ``aggregates`` is false)."""
+
+    def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
+        """Every tree holding one of the classes, served by a sharing provider
+        holding one, or named by in_tree."""
+
+    def provider_root(self, uuid: str) -> tuple[str, int] | None:
+        """(uuid as stored, root id) of a provider, None if there is none."""
