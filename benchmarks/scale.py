@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from benchmarks.scenarios import Query
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from placer.db import tables as t
 
 SHAPES = ("flat", "nested")
@@ -147,7 +147,7 @@ def _names(conn, table: sa.Table, names) -> dict[str, int]:
 
 def prepare(engine: Engine) -> None:
     """Migrate a fresh database and sync the standard classes and traits."""
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     with engine.begin() as conn:
         sync.sync_standard_names(conn)
 

@@ -12,7 +12,7 @@ import pytest
 
 from placer import policy, wsgi
 from placer.db import engine as db_engine
-from placer.db import migration, sync, tables
+from placer.db import schema_migrations, sync, tables
 from tests.helpers.api import Api, assert_error, make_conf
 from tests.helpers.databases import BACKENDS, IN_CI, SERVERS, ThrowAwayDatabase
 
@@ -54,7 +54,7 @@ def migrated_db(backend, tmp_path_factory):
     """A migrated database on ``backend`` for the whole session."""
     throw_away = ThrowAwayDatabase(backend, tmp_path_factory.mktemp("db"))
     engine = db_engine.create_engine(throw_away.url)
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     db = db_engine.Database(engine)
     db.write(sync.sync_standard_names)
     yield db

@@ -18,7 +18,7 @@ from oslo_log import log as oslo_log
 from placer import collector, policy
 from placer import conf as placer_conf
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from placer.http import app as http_app
 from placer.routes import ROUTES
 
@@ -29,7 +29,7 @@ def prepare_database(db: db_engine.Database, migrate: bool) -> None:
     classes and traits synced."""
     db.read(db_engine.check_features)
     if migrate:
-        migration.upgrade(db.engine)
+        schema_migrations.upgrade(db.engine)
     db.write(sync.sync_standard_names)
 
 

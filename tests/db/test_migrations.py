@@ -6,8 +6,8 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
+from placer.db import data_migrations, schema_migrations, tables
 from placer.db import engine as db_engine
-from placer.db import migration, online_migrations, tables
 from tests.helpers.api import make_conf
 
 INITIAL, ROOT_GUARD, CONSUMER_GUARD, CONSUMER_TYPES, HEAD = (
@@ -53,26 +53,26 @@ def _add_consumer(conn, consumer_uuid: str, project="p1", user="u1") -> None:
 
 
 def test_head_revision_is_the_references():
-    assert migration.head() == HEAD
+    assert schema_migrations.head() == HEAD
 
 
 def test_empty_database_has_no_version_until_migrated(engine):
-    assert migration.version(engine) is None
-    migration.upgrade(engine)
-    assert migration.version(engine) == HEAD
+    assert schema_migrations.version(engine) is None
+    schema_migrations.upgrade(engine)
+    assert schema_migrations.version(engine) == HEAD
 
 
 @pytest.mark.parametrize("start", [INITIAL, ROOT_GUARD, CONSUMER_GUARD, CONSUMER_TYPES])
 def test_upgrade_from_older_revision_keeps_data(engine, start):
-    migration.upgrade(engine, start)
-    assert migration.version(engine) == start
+    schema_migrations.upgrade(engine, start)
+    assert schema_migrations.version(engine) == start
     consumer = str(uuid.uuid4())
     with engine.begin() as conn:
         (rp_id,) = _add_providers(conn, 1, rooted=True)
         _add_consumer(conn, consumer)
         _add_allocations(conn, rp_id, consumer, classes=(0, 1))
-    migration.upgrade(engine)
-    assert migration.version(engine) == HEAD
+    schema_migrations.upgrade(engine)
+    assert schema_migrations.version(engine) == HEAD
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(allocs)).scalar() == 2
         row = conn.execute(sa.select(consumers.c.uuid, consumers.c.generation,
@@ -84,61 +84,61 @@ def test_upgrade_from_older_revision_keeps_data(engine, start):
 
 def test_stamped_database_upgrades_from_its_stamp(engine):
     """A database brought under control with ``db stamp`` upgrades from there."""
-    migration.upgrade(engine, CONSUMER_GUARD)
-    migration.stamp(engine, INITIAL)
-    assert migration.version(engine) == INITIAL
+    schema_migrations.upgrade(engine, CONSUMER_GUARD)
+    schema_migrations.stamp(engine, INITIAL)
+    assert schema_migrations.version(engine) == INITIAL
     # b4ed..b5c3 only check data, so re-running them over the schema is harmless
-    migration.upgrade(engine)
-    assert migration.version(engine) == HEAD
+    schema_migrations.upgrade(engine)
+    assert schema_migrations.version(engine) == HEAD
     assert "consumer_types" in sa.inspect(engine).get_table_names()
 
 
 def test_stamp_head_without_running_migrations(engine):
-    migration.upgrade(engine, CONSUMER_TYPES)
-    migration.stamp(engine, "head")
-    assert migration.version(engine) == HEAD
+    schema_migrations.upgrade(engine, CONSUMER_TYPES)
+    schema_migrations.stamp(engine, "head")
+    assert schema_migrations.version(engine) == HEAD
     # nothing ran: the redundant index is still there
     names = {i["name"] for i in sa.inspect(engine).get_indexes("resource_providers")}
     assert "resource_providers_uuid_idx" in names
 
 
 def test_null_root_provider_blocks_upgrade_until_migrated(engine, db, tmp_path):
-    migration.upgrade(engine, INITIAL)
+    schema_migrations.upgrade(engine, INITIAL)
     with engine.begin() as conn:
         _add_providers(conn, 2)
     with pytest.raises(Exception, match="root provider id") as err:
-        migration.upgrade(engine)
+        schema_migrations.upgrade(engine)
     assert "placement-manage db online_data_migrations" in str(err.value)
-    assert migration.version(engine) == INITIAL
+    assert schema_migrations.version(engine) == INITIAL
 
     conf = make_conf(tmp_path)
-    assert db.write(online_migrations.set_root_provider_ids, conf, 50) == (2, 2)
-    migration.upgrade(engine)
-    assert migration.version(engine) == HEAD
+    assert db.write(data_migrations.set_root_provider_ids, conf, 50) == (2, 2)
+    schema_migrations.upgrade(engine)
+    assert schema_migrations.version(engine) == HEAD
 
 
 def test_allocation_without_consumer_blocks_upgrade_until_migrated(engine, db, tmp_path):
-    migration.upgrade(engine, INITIAL)
+    schema_migrations.upgrade(engine, INITIAL)
     with engine.begin() as conn:
         (rp_id,) = _add_providers(conn, 1, rooted=True)
         _add_allocations(conn, rp_id, str(uuid.uuid4()))
     with pytest.raises(Exception, match="missing a consumer record") as err:
-        migration.upgrade(engine)
+        schema_migrations.upgrade(engine)
     assert "placement-manage db online_data_migrations" in str(err.value)
     # the whole upgrade is one transaction: nothing was recorded
-    assert migration.version(engine) == INITIAL
+    assert schema_migrations.version(engine) == INITIAL
 
     conf = make_conf(tmp_path)
-    assert db.write(online_migrations.create_incomplete_consumers, conf, 50) == (1, 1)
-    migration.upgrade(engine)
-    assert migration.version(engine) == HEAD
+    assert db.write(data_migrations.create_incomplete_consumers, conf, 50) == (1, 1)
+    schema_migrations.upgrade(engine)
+    assert schema_migrations.version(engine) == HEAD
 
 
 # -- the online data migrations themselves, at head ---------------------------
 
 @pytest.fixture
 def head_db(engine, db):
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     return db
 
 
@@ -150,14 +150,14 @@ def test_set_root_provider_ids_in_batches(head_db, tmp_path):
         (child,) = _add_providers(conn, 1)
         conn.execute(rps.update().where(rps.c.id == child)
                      .values(parent_provider_id=rooted, root_provider_id=rooted))
-    results = [head_db.write(online_migrations.set_root_provider_ids, conf, 2)
+    results = [head_db.write(data_migrations.set_root_provider_ids, conf, 2)
                for _ in range(4)]
     assert results == [(2, 2), (2, 2), (1, 1), (0, 0)]
     with head_db.transaction() as conn:
         roots = dict(conn.execute(sa.select(rps.c.id, rps.c.root_provider_id)).all())
     assert {rp: roots[rp] for rp in orphans} == {rp: rp for rp in orphans}
     assert roots[child] == rooted
-    assert head_db.read(online_migrations.count_missing_root_ids) == 0
+    assert head_db.read(data_migrations.count_missing_root_ids) == 0
 
 
 def test_create_incomplete_consumers_one_per_consumer(head_db, tmp_path):
@@ -170,12 +170,12 @@ def test_create_incomplete_consumers_one_per_consumer(head_db, tmp_path):
         _add_allocations(conn, rp_id, complete)
         _add_allocations(conn, rp_id, lost_a, classes=(0, 1, 2))  # three rows, one consumer
         _add_allocations(conn, rp_id, lost_b)
-    assert head_db.read(online_migrations.count_incomplete_consumers) == 2
+    assert head_db.read(data_migrations.count_incomplete_consumers) == 2
 
-    assert head_db.write(online_migrations.create_incomplete_consumers, conf, 1) == (1, 1)
-    assert head_db.read(online_migrations.count_incomplete_consumers) == 1
-    assert head_db.write(online_migrations.create_incomplete_consumers, conf, 50) == (1, 1)
-    assert head_db.write(online_migrations.create_incomplete_consumers, conf, 50) == (0, 0)
+    assert head_db.write(data_migrations.create_incomplete_consumers, conf, 1) == (1, 1)
+    assert head_db.read(data_migrations.count_incomplete_consumers) == 1
+    assert head_db.write(data_migrations.create_incomplete_consumers, conf, 50) == (1, 1)
+    assert head_db.write(data_migrations.create_incomplete_consumers, conf, 50) == (0, 0)
 
     with head_db.transaction() as conn:
         owners = dict(conn.execute(
@@ -201,7 +201,7 @@ def test_incomplete_consumers_use_existing_project_and_default_ids(head_db, tmp_
         (rp_id,) = _add_providers(conn, 1, rooted=True)
         _add_allocations(conn, rp_id, lost)
     assert default == "00000000-0000-0000-0000-000000000000"
-    assert head_db.write(online_migrations.create_incomplete_consumers, conf, 10) == (1, 1)
+    assert head_db.write(data_migrations.create_incomplete_consumers, conf, 10) == (1, 1)
     with head_db.transaction() as conn:
         assert conn.execute(sa.select(consumers.c.project_id)).scalar() == project_id
         assert conn.execute(sa.select(sa.func.count()).select_from(projects)).scalar() == 1

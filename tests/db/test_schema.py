@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from placer.db import migration, tables
+from placer.db import schema_migrations, tables
 
 HEAD = "a082b8bb98d0"
 
@@ -23,19 +23,19 @@ def _differences(engine) -> list:
 
 
 def test_migrated_schema_matches_tables(empty_engine):
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     assert _differences(empty_engine) == []
 
 
 def test_every_declared_table_is_created(empty_engine):
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     names = set(sa.inspect(empty_engine).get_table_names())
     assert names == set(tables.metadata.tables) | {"alembic_version"}
 
 
 def test_reference_index_names_survive(empty_engine):
     """Operators' SQL (and the reference's later migrations) use these names."""
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     inspector = sa.inspect(empty_engine)
     rp_indexes = {i["name"] for i in inspector.get_indexes("resource_providers")}
     assert {"resource_providers_root_provider_id_idx",
@@ -50,7 +50,7 @@ def test_reference_index_names_survive(empty_engine):
 
 def test_comparison_detects_a_missing_index(empty_engine):
     """Guard for the test above: a real drift is reported."""
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     with empty_engine.begin() as conn:
         conn.execute(sa.text("DROP INDEX allocations_consumer_id_idx"
                              + (" ON allocations" if conn.dialect.name == "mysql" else "")))
@@ -59,7 +59,7 @@ def test_comparison_detects_a_missing_index(empty_engine):
 
 
 def test_head_is_the_references_head(empty_engine):
-    assert migration.head() == HEAD
-    assert migration.version(empty_engine) is None
-    migration.upgrade(empty_engine)
-    assert migration.version(empty_engine) == HEAD
+    assert schema_migrations.head() == HEAD
+    assert schema_migrations.version(empty_engine) is None
+    schema_migrations.upgrade(empty_engine)
+    assert schema_migrations.version(empty_engine) == HEAD

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from placer.db.tables import resource_classes, traits
 
 THREADS = 6
@@ -67,7 +67,7 @@ def _assert_fully_synced(engine) -> None:
 
 
 def test_concurrent_sync_on_a_fresh_database(empty_engine):
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     assert _run_concurrently(empty_engine) == []
     _assert_fully_synced(empty_engine)
 
@@ -75,7 +75,7 @@ def test_concurrent_sync_on_a_fresh_database(empty_engine):
 @pytest.mark.parametrize("missing", ["traits", "classes", "both"])
 def test_concurrent_sync_after_an_upgrade_adds_names(empty_engine, missing):
     """As after upgrading os-traits / os-resource-classes: some names missing."""
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     db_engine.Database(empty_engine).write(sync.sync_standard_names)
     with empty_engine.begin() as conn:
         if missing in ("traits", "both"):
@@ -91,7 +91,7 @@ def test_concurrent_sync_after_an_upgrade_adds_names(empty_engine, missing):
 def test_sync_is_idempotent_and_leaves_the_session_as_it_was(empty_engine):
     """MySQL needs a session mode to keep VCPU at id 0: it must not stay on the
     pooled connection."""
-    migration.upgrade(empty_engine)
+    schema_migrations.upgrade(empty_engine)
     mysql = empty_engine.dialect.name == "mysql"
     for _ in range(2):
         with empty_engine.begin() as conn:

@@ -631,7 +631,7 @@ def stale_reads(monkeypatch):
 
     def stale_get(conn, uuid):
         p = real_get(conn, uuid)
-        return rp_db.Provider(**{**p.__dict__, "generation": p.generation - 1})
+        return rp_db.ProviderRecord(**{**p.__dict__, "generation": p.generation - 1})
 
     monkeypatch.setattr(inv_db.rp_db, "get", stale_get)
 

@@ -313,15 +313,15 @@ import sqlalchemy as sa
 
 import placement
 import placer
-from placer.db import migration
+from placer.db import schema_migrations
 
-ALEMBIC_ENV = "placer.db.migrations.env"
+ALEMBIC_ENV = "placer.db.alembic.env"
 modules = []
 for package in (placer, placement):
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         if info.name != ALEMBIC_ENV:
             modules.append(importlib.import_module(info.name))
-migration.upgrade(sa.create_engine(sys.argv[1]))
+schema_migrations.upgrade(sa.create_engine(sys.argv[1]))
 owned = {}
 for module in modules + [placer, placement]:
     for attr, value in vars(module).items():

@@ -11,7 +11,7 @@ from sqlalchemy import event
 
 from placer import collector, wsgi
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from tests.helpers.api import Api, assert_error, make_conf
 from tests.helpers.databases import BACKENDS
 from tests.helpers.faults import Outage
@@ -22,7 +22,7 @@ DRIVER_WORDS = ["psycopg", "pymysql", "sqlite", "OperationalError", "sqlalchemy"
 
 def _serve(outage: Outage, tmp_path):
     engine = db_engine.create_engine(outage.url)
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     db = db_engine.Database(engine)
     db.write(sync.sync_standard_names)
     return db, Api(wsgi.create_app(make_conf(tmp_path, outage.url), db))

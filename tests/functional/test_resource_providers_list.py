@@ -5,7 +5,7 @@ import email.utils
 
 import pytest
 
-from placer.model.inventory import Inventory, amount_within_units
+from placer.model.inventory import InventoryRecord, amount_within_units
 from tests.helpers import factories
 from tests.helpers.api import assert_error
 from tests.helpers.providers import (
@@ -231,7 +231,7 @@ def test_resources_filter_by_capacity(api, stocked, query, expected):
 
 def test_resources_agrees_with_the_capacity_rules(api, stocked):
     # big's VCPU as the model sees it: capacity 12, 8 used
-    inv = Inventory("VCPU", total=8, reserved=2, allocation_ratio=2.0)
+    inv = InventoryRecord("VCPU", total=8, reserved=2, allocation_ratio=2.0)
     assert inv.capacity == 12
     for amount in range(1, 7):
         fits = amount_within_units(inv, amount) and 8 + amount <= inv.capacity

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 import webob
 
 from placer.db import tables as t
-from placer.model.inventory import Inventory, amount_within_units
+from placer.model.inventory import InventoryRecord, amount_within_units
 from tests.helpers import factories
 from tests.helpers.providers import (
     RPS,
@@ -78,7 +78,7 @@ def cloud(api, db):
             factories.aggregates(db, m.uuid, *sorted(m.aggs))
         for rc in rng.sample(CLASSES, rng.randrange(len(CLASSES) + 1)):
             total = rng.choice([4, 8, 16, 64])
-            inv = Inventory(rc, total=total, reserved=rng.choice([0, 0, 1, 2]),
+            inv = InventoryRecord(rc, total=total, reserved=rng.choice([0, 0, 1, 2]),
                             min_unit=rng.choice([1, 1, 2]), max_unit=rng.choice([4, 16, total]),
                             step_size=rng.choice([1, 1, 2, 4]),
                             allocation_ratio=rng.choice(RATIOS))

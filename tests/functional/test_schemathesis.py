@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import (
 from placer import microversions as mv
 from placer import wsgi
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from placer.http import openapi
 from tests.helpers.api import Api, assert_error, make_conf
 
@@ -81,7 +81,7 @@ def template(tmp_path_factory):
     """A migrated SQLite file holding the world; each operation gets a copy."""
     path = tmp_path_factory.mktemp("schemathesis") / "template.sqlite"
     engine = db_engine.create_engine(f"sqlite:///{path}")
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     db = db_engine.Database(engine)
     db.write(sync.sync_standard_names)
     _world(Api(wsgi.create_app(make_conf(path.parent, f"sqlite:///{path}"), db)))

@@ -23,7 +23,7 @@ import time
 import pytest
 
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from tests.helpers import factories
 from tests.helpers.databases import BACKENDS, ThrowAwayDatabase
 from tests.helpers.stress import (
@@ -58,7 +58,7 @@ def stack(request, tmp_path):
     engine = server = None
     try:
         engine = db_engine.create_engine(throw_away.url)
-        migration.upgrade(engine)
+        schema_migrations.upgrade(engine)
         db = db_engine.Database(engine)
         db.write(sync.sync_standard_names)
         providers = [factories.provider(db, f"stress-{i}", inventory=inv)

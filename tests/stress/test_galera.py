@@ -31,7 +31,7 @@ import pytest
 import sqlalchemy as sa
 
 from placer.db import engine as db_engine
-from placer.db import migration
+from placer.db import schema_migrations
 from placer.db import tables as t
 from tests.helpers import factories, galera, stress
 from tests.helpers.api import make_conf
@@ -84,7 +84,7 @@ def migrated(cluster, tmp_path_factory):
     the standard classes and traits are left to the servers' start-up."""
     engine = engine_on(cluster.nodes[0], tmp_path_factory.mktemp("migrate"))
     try:
-        migration.upgrade(engine)
+        schema_migrations.upgrade(engine)
     finally:
         engine.dispose()
     return cluster

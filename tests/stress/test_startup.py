@@ -18,7 +18,7 @@ import os_traits
 import pytest
 
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from placer.db.tables import traits
 from tests.helpers.databases import ThrowAwayDatabase
 from tests.helpers.faults import Outage
@@ -63,7 +63,7 @@ def test_four_workers_start_on_a_fresh_or_upgraded_database(backend, tmp_path, s
     try:
         if start_from == "names_missing":  # as after an os-traits upgrade
             engine = db_engine.create_engine(throw_away.url)
-            migration.upgrade(engine)
+            schema_migrations.upgrade(engine)
             db_engine.Database(engine).write(sync.sync_standard_names)
             with engine.begin() as conn:
                 conn.execute(traits.delete().where(traits.c.name.like("COMPUTE\\_%",

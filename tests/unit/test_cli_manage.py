@@ -10,8 +10,8 @@ import pytest
 import sqlalchemy as sa
 
 from placer.cli import manage
+from placer.db import data_migrations, schema_migrations, tables
 from placer.db import engine as db_engine
-from placer.db import migration, online_migrations, tables
 from tests.helpers import cli
 from tests.helpers.databases import ThrowAwayDatabase
 
@@ -143,7 +143,7 @@ def test_config_found_through_os_placement_config_dir(capsys, target, monkeypatc
 
 
 def test_stamp_sets_the_revision_without_migrating(capsys, target):
-    migration.upgrade(target.engine, INITIAL)
+    schema_migrations.upgrade(target.engine, INITIAL)
     assert run(capsys, "--config-file", target.conf, "db", "stamp", HEAD) == (0, "", "")
     assert run(capsys, "--config-file", target.conf, "db", "version") == (0, f"{HEAD}\n", "")
     assert "consumer_types" not in sa.inspect(target.engine).get_table_names()
@@ -153,22 +153,22 @@ def test_stamp_unknown_revision_exits_1(capsys, target):
     code, out, err = run(capsys, "--config-file", target.conf, "db", "stamp", "bogus")
     assert code == 1
     assert "Can't locate revision identified by 'bogus'" in err
-    assert migration.version(target.engine) is None
+    assert schema_migrations.version(target.engine) is None
 
 
 def test_sync_refuses_while_online_migrations_are_due(capsys, target):
-    migration.upgrade(target.engine, INITIAL)
+    schema_migrations.upgrade(target.engine, INITIAL)
     _seed_old_data(target.engine, orphans=1, lost_consumers=0)
     code, out, err = run(capsys, "--config-file", target.conf, "db", "sync")
     assert code == 1
     assert "root provider id" in err and "online_data_migrations" in err
-    assert migration.version(target.engine) == INITIAL
+    assert schema_migrations.version(target.engine) == INITIAL
 
 
 # -- db online_data_migrations ------------------------------------------------
 
 def test_online_migrations_with_nothing_to_do(capsys, target):
-    migration.upgrade(target.engine)
+    schema_migrations.upgrade(target.engine)
     code, out, err = run(capsys, "--config-file", target.conf, "db", "online_data_migrations")
     assert code == 0
     assert out == ("Running batches of 50 until complete\n" + TABLE_HEADER +
@@ -180,7 +180,7 @@ def test_online_migrations_with_nothing_to_do(capsys, target):
 def test_online_migrations_limited_runs_exit_1_until_done(capsys, target):
     """The reference's exact sequence for 3 rootless providers and 3
     allocations without consumers, with --max-count 2."""
-    migration.upgrade(target.engine, INITIAL)
+    schema_migrations.upgrade(target.engine, INITIAL)
     _seed_old_data(target.engine, orphans=3, lost_consumers=3)
     args = ["--config-file", target.conf, "db", "online_data_migrations", "--max-count", "2"]
 
@@ -209,11 +209,11 @@ def test_online_migrations_limited_runs_exit_1_until_done(capsys, target):
     assert "rows matched" not in out
 
     assert run(capsys, "--config-file", target.conf, "db", "sync") == (0, "", "")
-    assert migration.version(target.engine) == HEAD
+    assert schema_migrations.version(target.engine) == HEAD
 
 
 def test_online_migrations_unlimited_runs_batches_of_50(capsys, target):
-    migration.upgrade(target.engine, INITIAL)
+    schema_migrations.upgrade(target.engine, INITIAL)
     _seed_old_data(target.engine, orphans=120, lost_consumers=2)
     code, out, _ = run(capsys, "--config-file", target.conf, "db", "online_data_migrations")
     assert code == 0
@@ -227,8 +227,8 @@ def test_online_migrations_unlimited_runs_batches_of_50(capsys, target):
                    "| create_incomplete_consumers |      2      |     2     |\n"
                    "+-----------------------------+-------------+-----------+\n")
     db = db_engine.Database(target.engine)
-    assert db.read(online_migrations.count_missing_root_ids) == 0
-    assert db.read(online_migrations.count_incomplete_consumers) == 0
+    assert db.read(data_migrations.count_missing_root_ids) == 0
+    assert db.read(data_migrations.count_incomplete_consumers) == 0
 
 
 def _broken(conn, conf, batch_size):
@@ -236,9 +236,9 @@ def _broken(conn, conf, batch_size):
 
 
 def test_failing_migration_exits_2(capsys, target, monkeypatch):
-    migration.upgrade(target.engine)
-    monkeypatch.setattr(online_migrations, "MIGRATIONS",
-                        (_broken, online_migrations.create_incomplete_consumers))
+    schema_migrations.upgrade(target.engine)
+    monkeypatch.setattr(data_migrations, "MIGRATIONS",
+                        (_broken, data_migrations.create_incomplete_consumers))
     code, out, _ = run(capsys, "--config-file", target.conf, "db", "online_data_migrations")
     assert code == 2
     assert "Error attempting to run <function _broken" in out
@@ -249,10 +249,10 @@ def test_failing_migration_exits_2(capsys, target, monkeypatch):
 def test_failing_migration_with_progress_elsewhere_exits_1_when_limited(
         capsys, target, monkeypatch):
     """With --max-count, others' progress may unblock the failing one: exit 1."""
-    migration.upgrade(target.engine, INITIAL)
+    schema_migrations.upgrade(target.engine, INITIAL)
     _seed_old_data(target.engine, orphans=0, lost_consumers=2)
-    monkeypatch.setattr(online_migrations, "MIGRATIONS",
-                        (_broken, online_migrations.create_incomplete_consumers))
+    monkeypatch.setattr(data_migrations, "MIGRATIONS",
+                        (_broken, data_migrations.create_incomplete_consumers))
     code, out, _ = run(capsys, "--config-file", target.conf, "db", "online_data_migrations",
                        "--max-count", "10")
     assert code == 1

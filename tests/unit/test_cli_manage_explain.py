@@ -6,7 +6,7 @@ import pytest
 from placer import wsgi
 from placer.cli import manage
 from placer.db import engine as db_engine
-from placer.db import migration, sync
+from placer.db import schema_migrations, sync
 from tests.helpers import cli
 from tests.helpers.api import Api, make_conf
 from tests.helpers.candidates import Env
@@ -19,7 +19,7 @@ def cloud(backend, tmp_path):
     VCPU), and a placement.conf pointing at it."""
     throw_away = ThrowAwayDatabase(backend, tmp_path)
     engine = db_engine.create_engine(throw_away.url)
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     db = db_engine.Database(engine)
     db.write(sync.sync_standard_names)
     env = Env(Api(wsgi.create_app(make_conf(tmp_path, throw_away.url), db)))

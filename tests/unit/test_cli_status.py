@@ -8,7 +8,7 @@ import pytest
 
 from placer.cli import status
 from placer.db import engine as db_engine
-from placer.db import migration, tables
+from placer.db import schema_migrations, tables
 from tests.helpers import cli
 from tests.helpers.databases import ThrowAwayDatabase
 
@@ -58,7 +58,7 @@ def target(backend, tmp_path):
     """A migrated database on ``backend`` and a placement.conf for it."""
     throw_away = ThrowAwayDatabase(backend, tmp_path)
     engine = db_engine.create_engine(throw_away.url)
-    migration.upgrade(engine)
+    schema_migrations.upgrade(engine)
     conf_file = tmp_path / "placement.conf"
     conf_file.write_text(f"[placement_database]\nconnection = {throw_away.url}\n")
     yield type("Target", (), {"engine": engine, "conf": str(conf_file), "dir": tmp_path})

@@ -12,7 +12,7 @@ from placer.model.inventory import (
     DEFAULTS,
     FIELDS,
     MAX_INT,
-    Inventory,
+    InventoryRecord,
     amount_within_units,
     can_take,
     capacity_problem,
@@ -30,7 +30,7 @@ def test_bounds_are_the_sql_column_limits():
 
 
 def test_from_body_fills_defaults_for_missing_fields():
-    inv = Inventory.from_body("VCPU", {"total": 8})
+    inv = InventoryRecord.from_body("VCPU", {"total": 8})
     assert inv.fields() == {"total": 8, "reserved": 0, "min_unit": 1,
                             "max_unit": 2147483647, "step_size": 1,
                             "allocation_ratio": 1.0}
@@ -38,7 +38,7 @@ def test_from_body_fills_defaults_for_missing_fields():
 
 
 def test_from_body_ignores_keys_that_are_not_inventory_fields():
-    inv = Inventory.from_body("DISK_GB", {"total": 100, "resource_provider_generation": 7,
+    inv = InventoryRecord.from_body("DISK_GB", {"total": 100, "resource_provider_generation": 7,
                                           "resource_class": "MEMORY_MB"})
     assert inv.resource_class == "DISK_GB"
     assert "resource_provider_generation" not in inv.fields()
@@ -48,7 +48,7 @@ def test_from_body_ignores_keys_that_are_not_inventory_fields():
 def test_from_body_keeps_values_as_sent():
     body = {"total": 8.0, "reserved": 2, "min_unit": 2, "max_unit": 4, "step_size": 2,
             "allocation_ratio": 16}
-    inv = Inventory.from_body("VCPU", body)
+    inv = InventoryRecord.from_body("VCPU", body)
     fields = inv.fields()
     assert fields == body
     assert isinstance(fields["total"], float)
@@ -56,14 +56,14 @@ def test_from_body_keeps_values_as_sent():
 
 
 def test_fields_are_in_api_order():
-    inv = Inventory("VCPU", total=1)
+    inv = InventoryRecord("VCPU", total=1)
     assert list(inv.fields()) == ["total", "reserved", "min_unit", "max_unit",
                                   "step_size", "allocation_ratio"]
     assert FIELDS == tuple(inv.fields())
 
 
 def test_row_turns_integral_floats_into_ints_and_ratio_into_float():
-    inv = Inventory("VCPU", total=8.0, reserved=1.0, min_unit=1, max_unit=4.0,
+    inv = InventoryRecord("VCPU", total=8.0, reserved=1.0, min_unit=1, max_unit=4.0,
                     step_size=1, allocation_ratio=2)
     row = inv.row()
     assert row == {"total": 8, "reserved": 1, "min_unit": 1, "max_unit": 4,
@@ -74,13 +74,13 @@ def test_row_turns_integral_floats_into_ints_and_ratio_into_float():
 def test_stamp_prefers_updated_at_over_created_at():
     created = datetime.datetime(2020, 1, 1)
     updated = datetime.datetime(2021, 1, 1)
-    assert Inventory("VCPU", 1).stamp is None
-    assert Inventory("VCPU", 1, created_at=created).stamp == created
-    assert Inventory("VCPU", 1, created_at=created, updated_at=updated).stamp == updated
+    assert InventoryRecord("VCPU", 1).stamp is None
+    assert InventoryRecord("VCPU", 1, created_at=created).stamp == created
+    assert InventoryRecord("VCPU", 1, created_at=created, updated_at=updated).stamp == updated
 
 
 def test_inventory_is_frozen():
-    inv = Inventory("VCPU", 1)
+    inv = InventoryRecord("VCPU", 1)
     with pytest.raises(AttributeError):
         inv.total = 2
 
@@ -101,7 +101,7 @@ def test_inventory_is_frozen():
 ])
 def test_capacity(total, reserved, ratio, expected):
     assert inventory.capacity(total, reserved, ratio) == expected
-    inv = Inventory("VCPU", total, reserved=reserved, allocation_ratio=ratio)
+    inv = InventoryRecord("VCPU", total, reserved=reserved, allocation_ratio=ratio)
     assert inv.capacity == expected
     assert isinstance(inv.capacity, int)
 
@@ -120,7 +120,7 @@ _GT = "The reserved value is greater than total."
     (MAX_INT, 0, -6.6e307, _GE, _GT),  # a capacity of -inf is refused, not a 500
 ])
 def test_capacity_problem_before_and_from_1_26(total, reserved, ratio, before_1_26, from_1_26):
-    inv = Inventory("CUSTOM_X", total, reserved=reserved, allocation_ratio=ratio)
+    inv = InventoryRecord("CUSTOM_X", total, reserved=reserved, allocation_ratio=ratio)
     prefix = f"Invalid inventory for 'CUSTOM_X' on resource provider '{RP}'. "
     for allowed, rule in ((False, before_1_26), (True, from_1_26)):
         got = capacity_problem(inv, RP, reserved_can_be_total=allowed)
@@ -139,7 +139,7 @@ def test_is_finite_ratio(value, expected):
                                               (math.inf, "inf")])
 def test_from_body_refuses_a_ratio_no_capacity_can_use(ratio, shown):
     with pytest.raises(exceptions.InvalidBody) as caught:
-        Inventory.from_body("VCPU", {"total": 8, "allocation_ratio": ratio})
+        InventoryRecord.from_body("VCPU", {"total": 8, "allocation_ratio": ratio})
     assert caught.value.detail == f"JSON does not validate: {shown} is not a finite number"
     assert caught.value.status == 400
 
@@ -154,19 +154,19 @@ def test_from_body_refuses_a_ratio_no_capacity_can_use(ratio, shown):
     (10, False),   # above max_unit though on a step
 ])
 def test_amount_within_units(amount, expected):
-    inv = Inventory("VCPU", 16, min_unit=2, max_unit=8, step_size=2)
+    inv = InventoryRecord("VCPU", 16, min_unit=2, max_unit=8, step_size=2)
     assert amount_within_units(inv, amount) is expected
 
 
 def test_amount_within_units_step_is_counted_from_zero_not_min_unit():
-    inv = Inventory("VCPU", 100, min_unit=3, max_unit=100, step_size=5)
+    inv = InventoryRecord("VCPU", 100, min_unit=3, max_unit=100, step_size=5)
     assert amount_within_units(inv, 5) is True
     assert amount_within_units(inv, 3) is False
     assert amount_within_units(inv, 8) is False
 
 
 def test_amount_within_units_defaults_accept_up_to_max_int():
-    inv = Inventory("VCPU", 1)
+    inv = InventoryRecord("VCPU", 1)
     assert amount_within_units(inv, MAX_INT) is True
     assert amount_within_units(inv, MAX_INT + 1) is False
     assert amount_within_units(inv, 0) is False
@@ -174,7 +174,7 @@ def test_amount_within_units_defaults_accept_up_to_max_int():
 
 @pytest.mark.parametrize(("used", "expected"), [(0, False), (12, False), (13, True)])
 def test_over_capacity(used, expected):
-    inv = Inventory("VCPU", 8, reserved=2, allocation_ratio=2.0)  # capacity 12
+    inv = InventoryRecord("VCPU", 8, reserved=2, allocation_ratio=2.0)  # capacity 12
     assert over_capacity(inv, used) is expected
 
 
@@ -191,7 +191,7 @@ def test_over_capacity(used, expected):
     (6, 4, 4, False),    # used + the candidate's total over capacity
 ])
 def test_can_take(used, amount, already, expected):
-    inv = Inventory("VCPU", 8, reserved=2, min_unit=4, max_unit=8, step_size=2,
+    inv = InventoryRecord("VCPU", 8, reserved=2, min_unit=4, max_unit=8, step_size=2,
                     allocation_ratio=2.0)  # capacity 12
     assert can_take(inv, used, amount, already) is expected
 
@@ -204,7 +204,7 @@ def test_can_take_is_the_engines_fits():
 
     fields = {"total": 8, "reserved": 2, "min_unit": 2, "max_unit": 6, "step_size": 2,
               "allocation_ratio": 1.5}
-    model, record = Inventory("VCPU", **fields), Record(**fields)
+    model, record = InventoryRecord("VCPU", **fields), Record(**fields)
     for used in range(0, 12):
         provider = Provider(1, "u", "n", None, 1, inventories={"VCPU": record},
                             usages={"VCPU": used})
@@ -221,14 +221,14 @@ def test_rule_parts_together_are_can_take():
 
     assert list(RULE_PARTS) == ["capacity", "min_unit", "max_unit", "step_size"]
     for step in (1, 2, 3):
-        inv = Inventory("VCPU", 8, reserved=2, min_unit=2, max_unit=6, step_size=step,
+        inv = InventoryRecord("VCPU", 8, reserved=2, min_unit=2, max_unit=6, step_size=step,
                         allocation_ratio=1.5)  # capacity 9
         for used in range(0, 11):
             for amount in range(0, 12):
                 parts = {name: rule(inv, used, amount) for name, rule in RULE_PARTS.items()}
                 assert all(parts.values()) == can_take(inv, used, amount), (used, amount, parts)
     # each part can be the only one refusing
-    inv = Inventory("VCPU", 8, min_unit=2, max_unit=6, step_size=2)
+    inv = InventoryRecord("VCPU", 8, min_unit=2, max_unit=6, step_size=2)
     assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 4, 6)] == ["capacity"]
     assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 0, 1)] == ["min_unit", "step_size"]
     assert [n for n, rule in RULE_PARTS.items() if not rule(inv, 0, 8)] == ["max_unit"]

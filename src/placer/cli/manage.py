@@ -22,8 +22,8 @@ from oslo_config import cfg
 
 from placer import conf as placer_conf
 from placer.cli import explain
+from placer.db import data_migrations, schema_migrations
 from placer.db import engine as db_engine
-from placer.db import migration, online_migrations
 
 LOG = logging.getLogger("placement.manage")
 PROG = "placement-manage"
@@ -33,7 +33,7 @@ DEFAULT_BATCH = 50
 def db_sync(conf) -> int:
     engine = db_engine.engine_for(conf)
     try:
-        migration.upgrade(engine, "head")
+        schema_migrations.upgrade(engine, "head")
     finally:
         engine.dispose()
     return 0
@@ -42,7 +42,7 @@ def db_sync(conf) -> int:
 def db_version(conf) -> int:
     engine = db_engine.engine_for(conf)
     try:
-        print(migration.version(engine))
+        print(schema_migrations.version(engine))
     finally:
         engine.dispose()
     return 0
@@ -51,7 +51,7 @@ def db_version(conf) -> int:
 def db_stamp(conf) -> int:
     engine = db_engine.engine_for(conf)
     try:
-        migration.stamp(engine, conf.command.version)
+        schema_migrations.stamp(engine, conf.command.version)
     finally:
         engine.dispose()
     return 0
@@ -66,7 +66,7 @@ def _run_batch(db: db_engine.Database, conf, max_count: int) -> tuple[dict, bool
     results: dict[str, tuple[int, int]] = {}
     failed = False
     ran = 0
-    for fn in online_migrations.MIGRATIONS:
+    for fn in data_migrations.MIGRATIONS:
         try:
             found, done = db.write(fn, conf, max_count - ran)
         except Exception:

@@ -11,8 +11,8 @@ from oslo_config import cfg
 from oslo_upgradecheck import common_checks, upgradecheck
 
 from placer.cli.manage import cli_config, parse_args
+from placer.db import data_migrations
 from placer.db import engine as db_engine
-from placer.db import online_migrations
 
 PROG = "placement-status"
 _RUN_MIGRATIONS = 'Run the "placement-manage db online_data_migrations" command.'
@@ -36,7 +36,7 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def _check_root_provider_ids(self) -> upgradecheck.Result:
         # A failure since Train: the block-on-null migration refuses to run.
-        if self._read(online_migrations.count_missing_root_ids):
+        if self._read(data_migrations.count_missing_root_ids):
             return upgradecheck.Result(
                 upgradecheck.Code.FAILURE,
                 details="There is at least one resource provider table record which "
@@ -44,7 +44,7 @@ class Checks(upgradecheck.UpgradeCommands):
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_incomplete_consumers(self) -> upgradecheck.Result:
-        missing = self._read(online_migrations.count_incomplete_consumers)
+        missing = self._read(data_migrations.count_incomplete_consumers)
         if missing:
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,

@@ -63,7 +63,7 @@ def provider_aggregates(conn: Connection, uuid: str) -> tuple[list[str], int]:
     return uuids_of(conn, provider.id), provider.generation
 
 
-def _lock(conn: Connection, provider: rp_db.Provider) -> None:
+def _lock(conn: Connection, provider: rp_db.ProviderRecord) -> None:
     """Serialise writers of one provider's aggregates when no generation is
     checked (before 1.19): the row lock stands in for the compare-and-set."""
     locked = conn.execute(sa.select(rp_t.c.id).where(rp_t.c.id == provider.id)

@@ -19,7 +19,7 @@ from placer.db import resource_providers as rp_db
 from placer.db.tables import allocations as alloc_t
 from placer.db.tables import inventories as inv_t
 from placer.db.tables import resource_classes as rc_t
-from placer.model.inventory import FIELDS, Inventory, capacity_problem, over_capacity
+from placer.model.inventory import FIELDS, InventoryRecord, capacity_problem, over_capacity
 
 LOG = logging.getLogger("placement.inventories")
 
@@ -43,8 +43,8 @@ _UPDATE_MANY = (
 )
 
 
-def _from_row(r) -> Inventory:
-    return Inventory(r.name, r.total, r.reserved, r.min_unit, r.max_unit, r.step_size,
+def _from_row(r) -> InventoryRecord:
+    return InventoryRecord(r.name, r.total, r.reserved, r.min_unit, r.max_unit, r.step_size,
                      r.allocation_ratio, r.created_at, r.updated_at)
 
 
@@ -53,12 +53,12 @@ def _class_ids(conn: Connection, provider_id: int) -> set[int]:
                             .where(inv_t.c.resource_provider_id == provider_id)).scalars())
 
 
-def _check_generation(provider: rp_db.Provider, seen: int) -> None:
+def _check_generation(provider: rp_db.ProviderRecord, seen: int) -> None:
     if seen != provider.generation:
         raise exceptions.ConcurrentUpdate(GENERATION_CONFLICT)
 
 
-def _check_capacities(invs: Iterable[Inventory], provider: rp_db.Provider,
+def _check_capacities(invs: Iterable[InventoryRecord], provider: rp_db.ProviderRecord,
                       reserved_can_be_total: bool, prefix: str) -> None:
     for inv in invs:
         problem = capacity_problem(inv, provider.uuid, reserved_can_be_total)
@@ -66,7 +66,7 @@ def _check_capacities(invs: Iterable[Inventory], provider: rp_db.Provider,
             raise exceptions.BadRequest(f"{prefix}: {problem}")
 
 
-def _in_use(conn: Connection, provider: rp_db.Provider, class_ids) -> str | None:
+def _in_use(conn: Connection, provider: rp_db.ProviderRecord, class_ids) -> str | None:
     """Names (", "-joined, by id) of the given classes the provider has
     allocations of, or None: such inventory cannot be removed."""
     rows = conn.execute(
@@ -79,8 +79,8 @@ def _in_use(conn: Connection, provider: rp_db.Provider, class_ids) -> str | None
     return ", ".join(rows) or None
 
 
-def _warn_over_capacity(conn: Connection, provider: rp_db.Provider,
-                        invs: dict[int, Inventory]) -> None:
+def _warn_over_capacity(conn: Connection, provider: rp_db.ProviderRecord,
+                        invs: dict[int, InventoryRecord]) -> None:
     """Shrinking inventory below current usage is allowed; say so in the log."""
     if not invs:
         return
@@ -98,13 +98,15 @@ def _warn_over_capacity(conn: Connection, provider: rp_db.Provider,
 # -- reads -----------------------------------------------------------------
 
 
-def list_for_provider(conn: Connection, uuid: str) -> tuple[rp_db.Provider, list[Inventory]]:
+def list_for_provider(conn: Connection, uuid: str
+                      ) -> tuple[rp_db.ProviderRecord, list[InventoryRecord]]:
     provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)} : ")
     rows = conn.execute(_SELECT.where(inv_t.c.resource_provider_id == provider.id))
     return provider, [_from_row(r) for r in rows]
 
 
-def get_one(conn: Connection, uuid: str, resource_class: str) -> tuple[rp_db.Provider, Inventory]:
+def get_one(conn: Connection, uuid: str, resource_class: str
+            ) -> tuple[rp_db.ProviderRecord, InventoryRecord]:
     provider, invs = list_for_provider(conn, uuid)
     for inv in invs:
         if inv.resource_class == resource_class:
@@ -115,7 +117,7 @@ def get_one(conn: Connection, uuid: str, resource_class: str) -> tuple[rp_db.Pro
 # -- writes ----------------------------------------------------------------
 
 
-def add(conn: Connection, uuid: str, inv: Inventory, reserved_can_be_total: bool) -> int:
+def add(conn: Connection, uuid: str, inv: InventoryRecord, reserved_can_be_total: bool) -> int:
     """POST: a class the provider has no inventory of yet. The new generation."""
     provider = rp_db.get(conn, uuid)
     prefix = f"Unable to create inventory for resource provider {provider.uuid}"
@@ -139,7 +141,7 @@ def add(conn: Connection, uuid: str, inv: Inventory, reserved_can_be_total: bool
     return rp_db.increment_generation(conn, provider, detail=f"Update conflict: {RACE}")
 
 
-def update_one(conn: Connection, uuid: str, seen: int, inv: Inventory,
+def update_one(conn: Connection, uuid: str, seen: int, inv: InventoryRecord,
                reserved_can_be_total: bool) -> int:
     """PUT one: change an existing inventory. The new generation."""
     provider = rp_db.get(conn, uuid)
@@ -160,7 +162,7 @@ def update_one(conn: Connection, uuid: str, seen: int, inv: Inventory,
     return generation
 
 
-def replace_all(conn: Connection, uuid: str, seen: int, invs: list[Inventory],
+def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryRecord],
                 reserved_can_be_total: bool) -> int:
     """PUT all: the provider's inventory becomes exactly ``invs``. The new generation."""
     provider = rp_db.get(conn, uuid)
@@ -192,8 +194,8 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[Inventory],
     return generation
 
 
-def _delete(conn: Connection, provider: rp_db.Provider, class_ids: set[int], in_use_prefix: str,
-            in_use_code: str) -> int:
+def _delete(conn: Connection, provider: rp_db.ProviderRecord, class_ids: set[int],
+            in_use_prefix: str, in_use_code: str) -> int:
     """Delete the provider's inventory of ``class_ids`` (none may be in use)."""
     if not class_ids:
         return 0

@@ -16,14 +16,14 @@ from placer import exceptions
 from placer.db import allocations
 from placer.db import inventories as inventories_db
 from placer.db import resource_providers as rp_db
-from placer.model.inventory import Inventory
+from placer.model.inventory import InventoryRecord
 
 
 @dataclasses.dataclass
 class ProviderInventory:
     uuid: str
     generation: int  # as the client last saw it
-    inventories: list[Inventory]
+    inventories: list[InventoryRecord]
 
 
 def reshape(conn: Connection, providers: list[ProviderInventory],

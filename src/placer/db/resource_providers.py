@@ -28,7 +28,10 @@ PROVIDER_CHANGED = ("Another thread concurrently updated the resource provider d
 
 
 @dataclasses.dataclass(frozen=True)
-class Provider:
+class ProviderRecord:
+    """A stored provider with its parent's and root's uuids, as the API
+    shows it (the candidate engine has its own, candidates.snapshot.Provider)."""
+
     id: int
     uuid: str
     name: str | None
@@ -55,13 +58,13 @@ PROVIDER_SELECT = (
 )
 
 
-def from_row(r) -> Provider:
-    return Provider(r.id, r.uuid, r.name, r.generation or 0, r.parent_provider_id,
+def from_row(r) -> ProviderRecord:
+    return ProviderRecord(r.id, r.uuid, r.name, r.generation or 0, r.parent_provider_id,
                     r.root_provider_id, r.parent_uuid, r.root_uuid, r.created_at,
                     r.updated_at)
 
 
-def find(conn: Connection, uuid: str) -> Provider | None:
+def find(conn: Connection, uuid: str) -> ProviderRecord | None:
     if "\x00" in uuid:  # PostgreSQL refuses NUL in text; no provider has one
         return None
     row = conn.execute(PROVIDER_SELECT.where(rp_t.c.uuid == uuid)).first()
@@ -73,7 +76,7 @@ def missing(uuid: str) -> str:
     return f"No resource provider with uuid {uuid} found"
 
 
-def get(conn: Connection, uuid: str, prefix: str = "") -> Provider:
+def get(conn: Connection, uuid: str, prefix: str = "") -> ProviderRecord:
     """The provider, or NotFound: ``prefix`` (whose wording varies by route
     in the reference) then the usual text."""
     provider = find(conn, uuid)
@@ -82,7 +85,7 @@ def get(conn: Connection, uuid: str, prefix: str = "") -> Provider:
     return provider
 
 
-def increment_generation(conn: Connection, provider: Provider, seen: int | None = None,
+def increment_generation(conn: Connection, provider: ProviderRecord, seen: int | None = None,
                          detail: str = PROVIDER_CHANGED) -> int:
     """Compare-and-set the generation from ``seen`` (default: as read) to +1.
 
@@ -121,7 +124,8 @@ def _duplicate(conn: Connection, uuid: str, name: str) -> str | None:
     return None
 
 
-def create(conn: Connection, uuid: str, name: str, parent_uuid: str | None = None) -> Provider:
+def create(conn: Connection, uuid: str, name: str,
+           parent_uuid: str | None = None) -> ProviderRecord:
     """Insert a provider, under ``parent_uuid`` when given (its tree's root)."""
 
     def refuse(reason: str):
@@ -197,7 +201,7 @@ def _descends_from(tree: dict[int, int | None], node: int, ancestor: int) -> boo
 
 
 def _locked_pair(conn: Connection, uuid: str,
-                 parent_uuid: str | None) -> tuple[Provider, Provider | None]:
+                 parent_uuid: str | None) -> tuple[ProviderRecord, ProviderRecord | None]:
     """Read the provider and the wanted parent with their trees' roots locked,
     so that two concurrent re-parentings cannot build a loop between them."""
     locked: set[int] = set()
@@ -213,7 +217,7 @@ def _locked_pair(conn: Connection, uuid: str,
 
 
 def update(conn: Connection, uuid: str, name: str, parent_uuid=UNSET,
-           allow_reparenting: bool = False) -> tuple[Provider, datetime.datetime | None]:
+           allow_reparenting: bool = False) -> tuple[ProviderRecord, datetime.datetime | None]:
     """Rename and/or (re-/un-)parent a provider.
 
     ``parent_uuid`` left unset keeps the current parent. Before 1.37
@@ -276,7 +280,7 @@ def _rename_conflict(name: str) -> exceptions.Conflict:
                                exceptions.DUPLICATE_NAME)
 
 
-def _move_subtree(conn: Connection, me: Provider, new_root_id: int) -> None:
+def _move_subtree(conn: Connection, me: ProviderRecord, new_root_id: int) -> None:
     """Point every provider below ``me`` at ``new_root_id`` (``me`` itself is
     updated by the caller) in one statement."""
     if me.id == me.root_id:
@@ -380,7 +384,7 @@ def _matches_nothing(conn: Connection, conds) -> bool:
         sa.select(rp_t.c.id).where(*conds).limit(1)).first() is None
 
 
-# A listed provider is a plain row, not a Provider: (uuid, name, generation,
+# A listed provider is a plain row, not a ProviderRecord: (uuid, name, generation,
 # parent uuid, root uuid, changed_at), changed_at being updated_at or else
 # created_at as the driver returns it: a datetime, or on SQLite the stored
 # text, whose layout ('YYYY-MM-DD HH:MM:SS.ffffff') sorts as time does, so that

@@ -13,7 +13,7 @@ from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import users as user_t
 
 
-def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.Provider, dict[str, int]]:
+def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.ProviderRecord, dict[str, int]]:
     """The provider and, for every class it has inventory of, the amount
     allocated (0 when nothing is). Allocations of classes without inventory
     are not listed, as in the reference."""

@@ -6,7 +6,7 @@ from placer.handlers._provider_body import provider_body
 from placer.http import util
 from placer.http.negotiation import returns_json, takes_json
 from placer.microversions import DELETE_ALL_INVENTORIES, RESERVED_EQUALS_TOTAL
-from placer.model.inventory import Inventory
+from placer.model.inventory import InventoryRecord
 from placer.schemas import inventories as schema
 
 
@@ -22,14 +22,14 @@ def _reserved_can_be_total(req) -> bool:
     return util.want(req, RESERVED_EQUALS_TOTAL)
 
 
-def _render_one(inv: Inventory, generation: int) -> dict:
+def _render_one(inv: InventoryRecord, generation: int) -> dict:
     body = inv.fields()
     if generation:  # the reference leaves a zero generation out
         body["resource_provider_generation"] = generation
     return body
 
 
-def _send_all(req, resp, generation: int, invs: list[Inventory]) -> None:
+def _send_all(req, resp, generation: int, invs: list[InventoryRecord]) -> None:
     body = {"resource_provider_generation": generation,
             "inventories": {inv.resource_class: inv.fields() for inv in invs}}
     util.send_json(req, resp, body, last_modified=util.newest(inv.stamp for inv in invs))
@@ -48,7 +48,8 @@ def list_inventories(req, resp, uuid):
 def create_inventory(req, resp, uuid):
     req.context.auth.can(policy.INVENTORIES_CREATE)
 
-    inv = provider_body(req, uuid, lambda data: Inventory.from_body(data["resource_class"], data))
+    inv = provider_body(req, uuid,
+                        lambda data: InventoryRecord.from_body(data["resource_class"], data))
     generation = req.context.db.write(db.add, uuid, inv, _reserved_can_be_total(req))
     resp.location = _url(req, uuid, inv.resource_class)
     util.send_json(req, resp, _render_one(inv, generation), status=201)
@@ -66,7 +67,7 @@ def update_inventory(req, resp, uuid, resource_class):
     req.context.auth.can(policy.INVENTORIES_UPDATE)
 
     def parse(data):
-        return data["resource_provider_generation"], Inventory.from_body(resource_class, data)
+        return data["resource_provider_generation"], InventoryRecord.from_body(resource_class, data)
 
     seen, inv = provider_body(req, uuid, parse)
     generation = req.context.db.write(db.update_one, uuid, seen, inv,
@@ -80,7 +81,7 @@ def replace_inventories(req, resp, uuid):
 
     def parse(data):
         schema.check_unmatched(data["inventories"])
-        invs = [Inventory.from_body(rc, fields) for rc, fields in data["inventories"].items()]
+        invs = [InventoryRecord.from_body(rc, fields) for rc, fields in data["inventories"].items()]
         return data["resource_provider_generation"], invs
 
     seen, invs = provider_body(req, uuid, parse)

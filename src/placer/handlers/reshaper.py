@@ -10,7 +10,7 @@ from placer.http import util
 from placer.http.negotiation import json_body, takes_json
 from placer.http.request import Request
 from placer.microversions import RESERVED_EQUALS_TOTAL
-from placer.model.inventory import Inventory
+from placer.model.inventory import InventoryRecord
 from placer.schemas import inventories as inventories_schema
 
 
@@ -22,7 +22,7 @@ def reshape(req: Request, resp: falcon.Response):
         inventories_schema.check_unmatched(body["inventories"])
     providers = [
         db.ProviderInventory(uuid, body["resource_provider_generation"],
-                             [Inventory.from_body(rc, fields)
+                             [InventoryRecord.from_body(rc, fields)
                               for rc, fields in body["inventories"].items()])
         for uuid, body in data["inventories"].items()]
     writes = [allocation_writes.consumer_write(req, allocation_writes.consumer_uuid(c), body)

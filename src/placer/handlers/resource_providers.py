@@ -32,7 +32,7 @@ def _url(req: Request, uuid: str) -> str:
     return f"{util.url_prefix(req)}/resource_providers/{uuid}"
 
 
-def _render(req: Request, rp: db.Provider) -> dict:
+def _render(req: Request, rp: db.ProviderRecord) -> dict:
     url = _url(req, rp.uuid)
     links = [{"rel": "self", "href": url}]
     links += [{"rel": rel, "href": f"{url}/{rel}"} for rel, since in _RELS
@@ -44,7 +44,7 @@ def _render(req: Request, rp: db.Provider) -> dict:
     return body
 
 
-def _stamp(rp: db.Provider):
+def _stamp(rp: db.ProviderRecord):
     return rp.updated_at or rp.created_at
 
 

@@ -25,9 +25,11 @@ DEFAULTS = {"reserved": 0, "min_unit": 1, "max_unit": MAX_INT, "step_size": 1,
 
 
 @dataclasses.dataclass(frozen=True)
-class Inventory:
-    """One (provider, class) inventory. Values are kept as the client sent
-    them (``8.0`` stays a float) because write responses echo the request."""
+class InventoryRecord:
+    """One (provider, class) inventory as the API writes and reads it (the
+    candidate engine reads its own, candidates.snapshot.Inventory). Values
+    are kept as the client sent them (``8.0`` stays a float) because write
+    responses echo the request."""
 
     resource_class: str
     total: int | float
@@ -40,7 +42,7 @@ class Inventory:
     updated_at: datetime.datetime | None = None
 
     @classmethod
-    def from_body(cls, resource_class: str, data: dict) -> "Inventory":
+    def from_body(cls, resource_class: str, data: dict) -> "InventoryRecord":
         """Fields from a validated request body, defaults for the missing ones;
         other keys (resource_provider_generation) are not inventory fields.
         InvalidBody for an allocation ratio no capacity can use."""
@@ -82,7 +84,8 @@ def capacity(total, reserved, allocation_ratio) -> int:
     return int(product)
 
 
-def capacity_problem(inv: Inventory, provider_uuid: str, reserved_can_be_total: bool) -> str | None:
+def capacity_problem(inv: InventoryRecord, provider_uuid: str,
+                     reserved_can_be_total: bool) -> str | None:
     """Why the inventory's capacity is unacceptable, or None.
 
     Before 1.26 the capacity must be positive; from 1.26 it may be zero (so
@@ -138,6 +141,6 @@ RULE_PARTS: dict[str, Callable[[Any, int, int], bool]] = {
 }
 
 
-def over_capacity(inv: Inventory, used: int) -> bool:
+def over_capacity(inv: InventoryRecord, used: int) -> bool:
     """Usage exceeds what the inventory can now offer (allowed, but noted)."""
     return used > inv.capacity

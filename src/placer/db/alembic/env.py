@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection handed in by placer.db.migration."""
+"""Alembic environment: runs on the connection handed in by placer.db.schema_migrations."""
 
 from alembic import context
 

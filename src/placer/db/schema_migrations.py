@@ -1,4 +1,5 @@
-"""Schema migrations (alembic), used by placement-manage and sync_on_startup."""
+"""Schema migrations: runs alembic's scripts (db/alembic/) for placement-manage
+db sync and sync_on_startup."""
 
 import os
 
@@ -8,7 +9,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
-_SCRIPTS = os.path.join(os.path.dirname(__file__), "migrations")
+_SCRIPTS = os.path.join(os.path.dirname(__file__), "alembic")
 
 
 def _config(connection) -> Config:
