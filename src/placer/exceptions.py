@@ -16,6 +16,16 @@ QUERYPARAM_BAD_VALUE = "placement.query.bad_value"
 QUERYPARAM_MISSING_VALUE = "placement.query.missing_value"
 
 
+def no_such_trait(name: str) -> str:
+    """The reference's text for an unknown trait, inside several messages."""
+    return f"No such trait(s): {name}."
+
+
+def no_such_class(name: str) -> str:
+    """The reference's text for an unknown resource class, inside several messages."""
+    return f"No such resource class {name}."
+
+
 class PlacerError(Exception):
     """Base class: ``status`` is the HTTP status the API layer answers with."""
 

@@ -44,7 +44,7 @@ def check_names(
         for rc in group.resources:
             if rc not in known_classes:
                 raise exceptions.BadRequest(
-                    f"Invalid resource class in resources parameter: No such resource class {rc}."
+                    f"Invalid resource class in resources parameter: {exceptions.no_such_class(rc)}"
                 )
         if group.member_of and not any(
             all(p.aggregates & any_of for any_of in group.member_of)
@@ -76,4 +76,4 @@ def satisfiable_alone(request: CandidateRequest, snapshot: Snapshot, group: Requ
 def _check_traits(names: list[str], known: set[str]) -> None:
     for name in names:
         if name not in known:
-            raise exceptions.BadRequest(f"No such trait(s): {name}.")
+            raise exceptions.BadRequest(exceptions.no_such_trait(name))

@@ -138,7 +138,7 @@ def replace(conn: Connection, writes: list[ConsumerWrite], rules: WriteRules) ->
     class_names = {rc for w in writes for res in w.allocations.values() for rc in res}
     class_ids = resource_classes.ids_by_name(conn, class_names)
     for name in sorted(class_names - class_ids.keys()):
-        raise UnknownResourceClass(f"No such resource class {name}.")
+        raise UnknownResourceClass(exceptions.no_such_class(name))
 
     # As in the reference, the providers written to get a new generation, and
     # so do those an emptying write releases.

@@ -124,7 +124,7 @@ def add(conn: Connection, uuid: str, inv: InventoryRecord, reserved_can_be_total
     _check_capacities([inv], provider, reserved_can_be_total, prefix)
     rc_id = rc_db.ids_by_name(conn, [inv.resource_class]).get(inv.resource_class)
     if rc_id is None:
-        raise exceptions.BadRequest(f"{prefix}: No such resource class {inv.resource_class}.")
+        raise exceptions.BadRequest(f"{prefix}: {exceptions.no_such_class(inv.resource_class)}")
     duplicate = exceptions.ConcurrentUpdate(
         f"Update conflict: Duplicate entry for inventories.resource_provider_id, "
         f"inventories.resource_class_id: resource provider {provider.uuid} already "
@@ -174,7 +174,7 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryReco
         if inv.resource_class not in ids:
             raise exceptions.BadRequest(
                 f"Unknown resource class in inventory for resource provider {provider.uuid}: "
-                f"No such resource class {inv.resource_class}.")
+                + exceptions.no_such_class(inv.resource_class))
     wanted = {ids[inv.resource_class]: inv for inv in invs}
     existing = _class_ids(conn, provider.id)
     _delete(conn, provider, existing - set(wanted), "update conflict: ",
@@ -214,7 +214,7 @@ def delete_one(conn: Connection, uuid: str, resource_class: str) -> None:
     not_found = f"No inventory of class {resource_class} found for delete"
     rc = rc_db.find(conn, resource_class)
     if rc is None:
-        raise exceptions.NotFound(f"{not_found}: No such resource class {resource_class}.")
+        raise exceptions.NotFound(f"{not_found}: {exceptions.no_such_class(resource_class)}")
     # The reference reports this "in use" conflict with the concurrent-update code.
     prefix = f"Unable to delete inventory of class {resource_class}"
     if not _delete(conn, provider, {rc.id}, f"{prefix}: ", exceptions.CONCURRENT_UPDATE):

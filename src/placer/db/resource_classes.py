@@ -37,7 +37,7 @@ def get(conn: Connection, name: str) -> ResourceClass:
     row = conn.execute(
         sa.select(resource_classes).where(resource_classes.c.name == name)).first()
     if row is None:
-        raise exceptions.NotFound(f"No such resource class {name}.")
+        raise exceptions.NotFound(exceptions.no_such_class(name))
     return _row(row)
 
 

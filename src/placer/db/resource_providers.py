@@ -470,7 +470,7 @@ def list_filtered(conn: Connection,
         if _matches_nothing(conn, trait_conds) or _matches_nothing(conn, agg_conds):
             return [], None
         raise exceptions.BadRequest("Invalid resource class in resources parameter: "
-                                    f"No such resource class {unknown_rc}.")
+                                    + exceptions.no_such_class(unknown_rc))
     if f.resources:
         conds.append(_with_capacity({rc_ids[rc]: n for rc, n in f.resources.items()}))
     rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
@@ -479,4 +479,4 @@ def list_filtered(conn: Connection,
 
 def _unknown_trait(name: str) -> exceptions.BadRequest:
     return exceptions.BadRequest(
-        f'Invalid trait(s) in "required" parameter: No such trait(s): {name}.')
+        f'Invalid trait(s) in "required" parameter: {exceptions.no_such_trait(name)}')

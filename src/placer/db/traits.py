@@ -60,7 +60,7 @@ def find(conn: Connection, name: str, lock: str | None = None) -> Trait | None:
 def get(conn: Connection, name: str) -> Trait:
     trait = find(conn, name)
     if trait is None:
-        raise exceptions.NotFound(f"No such trait(s): {name}.")
+        raise exceptions.NotFound(exceptions.no_such_trait(name))
     return trait
 
 
@@ -109,7 +109,7 @@ def delete_custom(conn: Connection, name: str) -> None:
     cannot take the trait on between the in-use check and the delete."""
     trait = find(conn, name, lock="update")
     if trait is None:
-        raise exceptions.NotFound(f"No such trait(s): {name}.")
+        raise exceptions.NotFound(exceptions.no_such_trait(name))
     if trait.standard:
         raise exceptions.BadRequest(f"Cannot delete standard trait {name}.")
     if _associated(conn, [trait.id]):
