@@ -9,7 +9,7 @@ providers, same_subtree, isolate) are left to it.
 
 Steps are plain tuples of ids and amounts, ``(kind, *arguments)``, which
 the database side (placer.db.root_filter) compiles once per distinct plan:
-the scheduler asks the same shapes again. ``served`` arguments name the
+the scheduler asks the same shapes again. ``sharing`` arguments name the
 sharing providers that may give instead of the tree: (their ids, their
 roots), or None.
 """
@@ -20,7 +20,7 @@ from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider
 from placer.candidates.store import Names
 
-Served = tuple[tuple[int, ...], tuple[int, ...]] | None
+Sharing = tuple[tuple[int, ...], tuple[int, ...]] | None
 
 
 class RootPlan:
@@ -52,8 +52,8 @@ class RootPlan:
             if all(s.aggregates & any_of for any_of in group.member_of)
             and not (s.traits & group.forbidden or s.aggregates & group.forbidden_aggs)]
         # cheap and selective tests first: databases mostly keep this order
-        served = {rc: served_by(s for s in serving if s.fits(rc, amount))
-                  for rc, amount in group.resources.items()}
+        by_class = {rc: sharing_form(s for s in serving if s.fits(rc, amount))
+                    for rc, amount in group.resources.items()}
         plan: list = []
         if group.in_tree:
             plan.append(("in_tree", self.targets[group.in_tree]))
@@ -64,19 +64,19 @@ class RootPlan:
             # a provider that is a member or whose root is: then sharing
             # providers cannot make up for a tree without members.
             plan.append(("member_of", self._member_of(group),
-                         served_by(serving) if all(served.values()) else None))
+                         sharing_form(serving) if all(by_class.values()) else None))
         for clause in group.trait_clauses:
             plan.append(("traits", self._trait_ids(clause),
-                         served_by(s for s in serving if s.traits & clause)))
+                         sharing_form(s for s in serving if s.traits & clause)))
         for rc, amount in group.resources.items():
             plan.append(("class", self.names.classes[rc], amount,
                          self._trait_ids(group.forbidden),
-                         self.names.agg_ids(group.forbidden_aggs), served[rc]))
+                         self.names.agg_ids(group.forbidden_aggs), by_class[rc]))
         return plan
 
     def _granular(self, group: RequestGroup) -> tuple:
         target = self.targets[group.in_tree] if group.in_tree else None
-        serving = served_by(
+        serving = sharing_form(
             s for s in self.sharing
             if all(s.fits(c, n) for c, n in group.resources.items())
             and (target is None or s.root_id == target)
@@ -96,9 +96,9 @@ class RootPlan:
         return tuple(self.names.agg_ids(any_of) for any_of in group.member_of)
 
 
-def served_by(sharing: Iterable[Provider]) -> Served:
+def sharing_form(providers: Iterable[Provider]) -> Sharing:
     """The plan's form of some sharing providers: their ids and their roots."""
-    sharing = list(sharing)
-    if not sharing:
+    providers = list(providers)
+    if not providers:
         return None
-    return tuple(sorted(s.id for s in sharing)), tuple(sorted({s.root_id for s in sharing}))
+    return tuple(sorted(s.id for s in providers)), tuple(sorted({s.root_id for s in providers}))

@@ -107,19 +107,20 @@ class _Walk:
         if self.hopeless:
             return
         rc_ids = list(names.classes.values())
-        aux = set(self.targets.values()) | store.sharing_roots(rc_ids)
+        # the trees that may serve others: in_tree targets and sharing providers'
+        serving = set(self.targets.values()) | store.sharing_roots(rc_ids)
         if any(not g.resources for g in request.groups):
-            aux |= store.classless_sharing_roots(rc_ids)
-        self.aux_roots = aux
+            serving |= store.classless_sharing_roots(rc_ids)
+        self.serving_roots = serving
         self.class_names = store.class_names()
-        self.aux = store.trees(sorted(aux), self.class_names)
-        sharing = [p for p in self.aux if p.is_sharing and p.inventories]
+        self.serving = store.trees(sorted(serving), self.class_names)
+        sharing = [p for p in self.serving if p.is_sharing and p.inventories]
         # A tree's aggregates matter only to aggregate filters, to the sharing
         # providers it may be served by, and to resourceless groups (which
         # may use a sharing provider of any tree); provider summaries do not
         # show them.
         self.aggregates = any(g.member_of or g.forbidden_aggs or not g.resources
-                              for g in request.groups) or any(p.is_sharing for p in self.aux)
+                              for g in request.groups) or any(p.is_sharing for p in self.serving)
         self.roots = store.roots(RootPlan(request, names, self.targets, sharing).plan())
 
     def _targets(self) -> dict[str, int]:
@@ -156,9 +157,9 @@ class _Walk:
                     return
             ids, page = page[:want], page[want:]
             walked += len(ids)
-            trees = self.store.trees([i for i in ids if i not in self.aux_roots],
+            trees = self.store.trees([i for i in ids if i not in self.serving_roots],
                                      self.class_names, self.aggregates)
-            yield Snapshot(self.aux + trees, anchor_ids=ids)
+            yield Snapshot(self.serving + trees, anchor_ids=ids)
 
 
 def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:

@@ -45,7 +45,7 @@ def _not_in_aggs(tests: "Conditions", agg_ids) -> sa.ColumnElement:
     return ~tests.in_aggs(rp_t.c.id, agg_ids)
 
 
-def _member_of(tests: "Conditions", sets, served) -> sa.ColumnElement:
+def _member_of(tests: "Conditions", sets, sharing) -> sa.ColumnElement:
     # the provider or the root must be a member: some provider of the tree is
     # (the root is one of them)
     root, p, link = rp_t.c.id, rp_t.alias("p"), rpa_t.alias("pa")
@@ -55,20 +55,20 @@ def _member_of(tests: "Conditions", sets, served) -> sa.ColumnElement:
         # a set the database computes once, rather than a probe per root
         sa.and_(root.in_(in_first), tests.some(sa.select(1).select_from(p).where(
             p.c.root_provider_id == root, *tests.member_of(p.c.id, sets)))),
-        _served_by(tests, served))
+        _shared_with(tests, sharing))
 
 
-def _traits(tests: "Conditions", trait_ids, served) -> sa.ColumnElement:
+def _traits(tests: "Conditions", trait_ids, sharing) -> sa.ColumnElement:
     # judged on every provider the group uses: any of the tree's, or a sharing
     # provider serving it
     p = rp_t.alias("p")
     anywhere = tests.some(sa.select(1).select_from(p).where(
         p.c.root_provider_id == rp_t.c.id, tests.has_trait(p.c.id, trait_ids)))
-    return sa.or_(anywhere, _served_by(tests, served))
+    return sa.or_(anywhere, _shared_with(tests, sharing))
 
 
 def _class(tests: "Conditions", rc_id: int, amount: int, forbidden, forbidden_aggs,
-           served) -> sa.ColumnElement:
+           sharing) -> sa.ColumnElement:
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
            *capacity.can_take(inv, amount, headroom=True)]
@@ -78,11 +78,11 @@ def _class(tests: "Conditions", rc_id: int, amount: int, forbidden, forbidden_ag
         own.append(~tests.in_aggs(p.c.id, forbidden_aggs))
     found = tests.some(sa.select(1).select_from(
         p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-    return sa.or_(found, _served_by(tests, served))
+    return sa.or_(found, _shared_with(tests, sharing))
 
 
 def _granular(tests: "Conditions", amounts, clauses, forbidden, sets, forbidden_aggs, target,
-              served) -> sa.ColumnElement:
+              sharing) -> sa.ColumnElement:
     (rc_id, amount), *others = amounts
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
@@ -102,15 +102,15 @@ def _granular(tests: "Conditions", amounts, clauses, forbidden, sets, forbidden_
         own.append(rp_t.c.id == target)
     found = tests.some(sa.select(1).select_from(
         p.join(inv, inv.c.resource_provider_id == p.c.id)).where(*own))
-    return sa.or_(found, _served_by(tests, served))
+    return sa.or_(found, _shared_with(tests, sharing))
 
 
-def _served_by(tests: "Conditions", served) -> sa.ColumnElement:
+def _shared_with(tests: "Conditions", sharing) -> sa.ColumnElement:
     """The root is served by one of these sharing providers: it is the root
     of one, or one of its providers is in one of their aggregates."""
-    if served is None:
+    if sharing is None:
         return sa.false()
-    sharing_ids, sharing_roots = served
+    sharing_ids, sharing_roots = sharing
     root, q, link = rp_t.c.id, rp_t.alias("q"), rpa_t.alias("qa")
     their_aggs = sa.select(rpa_t.c.aggregate_id).where(
         rpa_t.c.resource_provider_id.in_(sharing_ids))
