@@ -78,6 +78,21 @@ class Answer:
         return set(found)
 
     @property
+    def named(self) -> list:
+        """(allocations, mappings) of each candidate by provider names, in
+        answer order; mappings None where the answer has none (before 1.34)."""
+        return [(self._allocations(r),
+                 frozenset((sfx, frozenset(self.env.name_of(u) for u in uuids))
+                           for sfx, uuids in r["mappings"].items()) if "mappings" in r else None)
+                for r in self.requests]
+
+    @property
+    def summary_traits(self) -> dict:
+        """Provider name -> its traits in provider_summaries (None before 1.17)."""
+        return {name: frozenset(s["traits"]) if "traits" in s else None
+                for name, s in self.summaries.items()}
+
+    @property
     def names(self) -> set:
         """Providers in provider_summaries."""
         return set(self.summaries)
