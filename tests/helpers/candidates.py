@@ -10,6 +10,7 @@ returns candidates in no particular order.
 import urllib.parse
 import uuid as uuidlib
 
+from tests.helpers import providers
 from tests.helpers.api import assert_error
 
 LATEST = "1.39"
@@ -137,13 +138,9 @@ class Env:
     def rp(self, name: str, parent: str | None = None, inv: dict | None = None,
            traits=(), aggs=()) -> str:
         """Create provider ``name``. ``inv``: class -> total, or -> inventory fields."""
-        body = {"name": name, "uuid": str(uuidlib.uuid4())}
-        if parent:
-            body["parent_provider_uuid"] = self.uuid[parent]
-        r = self.api.post("/resource_providers", version=LATEST, json=body)
-        assert r.status_code == 200, r.text
-        uuid = self._remember(name, r.json["uuid"])
-        self._generation[name] = r.json["generation"]
+        uuid = self._remember(name, providers.make(
+            self.api, name, parent=self.uuid[parent] if parent else None, version=LATEST))
+        self._generation[name] = 0
         if inv:
             self._custom_names(inv, "resource_classes")
             inventories = {rc: (spec if isinstance(spec, dict) else {"total": spec})
