@@ -53,7 +53,7 @@ import sys
 import time
 
 import placer
-from benchmarks import loader, runner, scale, scenarios
+from benchmarks import databases, loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
 from placer.db import engine as db_engine
 
@@ -87,10 +87,10 @@ def parse_args(argv):
     group.add_argument("--sizes", default="1000,10000,100000",
                        help="providers per generated database (1000,10000,100000)")
     group.add_argument("--shape", choices=[*scale.SHAPES, "all"], default="flat")
-    group.add_argument("--backend", choices=["sqlite", *scale.SERVERS], default="sqlite")
+    group.add_argument("--backend", choices=["sqlite", *databases.SERVERS], default="sqlite")
     group.add_argument("--db-server", metavar="URL",
                        help="server URL for --backend postgresql/mysql (default: "
-                            + ", ".join(scale.SERVERS.values()) + ")")
+                            + ", ".join(databases.SERVERS.values()) + ")")
     group.add_argument("--only", metavar="NAMES",
                        help="comma-separated query names to run (default: all); with "
                             "--reference and flat/nested/wide, the limited queries the "
@@ -155,7 +155,7 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
     """Load and time the scenario on Placer, then time its limited queries on
     the reference serving the same SQLite file. The reference's results are
     in a scenario named "<name> (reference)"."""
-    with scale.ThrowAwayDatabase("sqlite") as url:
+    with databases.ThrowAwayDatabase("sqlite") as url:
         with Server(args.workers, args.max_candidates, connection=url,
                     randomize=args.randomize) as server:
             proc = Proc(server.proc.pid) if proc_available() else None
@@ -180,7 +180,7 @@ def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
     shapes = scale.SHAPES if args.shape == "all" else (args.shape,)
     for shape in shapes:
         for size in args.sizes:
-            with scale.ThrowAwayDatabase(args.backend, args.db_server) as url:
+            with databases.ThrowAwayDatabase(args.backend, args.db_server) as url:
                 engine = db_engine.create_engine(url)
                 try:
                     gen = scale.generate(engine, size, shape)

@@ -23,7 +23,6 @@ and each consumer's allocation); a consumer is at 1 after its one write.
 
 import datetime
 import random
-import tempfile
 import time
 import urllib.parse
 import uuid
@@ -454,47 +453,3 @@ def _f(value, digits: int) -> str:
 
 def _k(size: int) -> str:
     return f"{size // 1000}k" if size % 1000 == 0 else str(size)
-
-
-# -- throw-away databases -----------------------------------------------------
-
-SERVERS = {  # where --backend creates its database (override with --db-server)
-    "postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
-    "mysql": "mysql+pymysql://root@127.0.0.1:3306/mysql",
-}
-
-
-class ThrowAwayDatabase:
-    """``with ThrowAwayDatabase(backend) as url:`` a new, empty database (a
-    SQLite file in a temporary directory, or a uniquely named database on the
-    server), dropped afterwards. No other database is touched."""
-
-    def __init__(self, backend: str, server: str | None = None):
-        if backend != "sqlite" and backend not in SERVERS:
-            raise ValueError(f"unknown backend {backend!r}")
-        self.backend, self.server = backend, server or SERVERS.get(backend)
-        self.name = f"placer_bench_{uuid.uuid4().hex[:12]}"
-        self.url = ""
-        self._admin: Engine | None = None
-
-    def __enter__(self) -> str:
-        if self.backend == "sqlite":
-            self._tmp = tempfile.TemporaryDirectory(prefix="placer-scale-")
-            self.url = f"sqlite:///{self._tmp.name}/{self.name}.sqlite"
-            return self.url
-        server = sa.make_url(self.server)
-        self._admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
-        with self._admin.connect() as conn:
-            conn.exec_driver_sql(f"CREATE DATABASE {self.name}")
-        self.url = server.set(database=self.name).render_as_string(hide_password=False)
-        return self.url
-
-    def __exit__(self, *exc) -> None:
-        if self._admin is None:
-            self._tmp.cleanup()
-            return
-        with self._admin.connect() as conn:
-            force = " WITH (FORCE)" if self.backend == "postgresql" else ""
-            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}{force}")
-        self._admin.dispose()
-

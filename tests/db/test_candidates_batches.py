@@ -12,7 +12,6 @@ import collections
 import dataclasses
 import os
 import random
-import uuid
 from unittest import mock
 
 import pytest
@@ -27,7 +26,7 @@ from placer.db import tables as t
 from placer.db import trees
 from placer.db.candidates import CandidateStore
 from tests.helpers import factories
-from tests.helpers.worlds import AGGS, TRAITS, engine_key, queries, worlds
+from tests.helpers.worlds import TRAITS, engine_key, queries, worlds
 
 # PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz
 SETTINGS = settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "60")),
@@ -46,42 +45,21 @@ def _clear(conn) -> None:
     conn.execute(t.resource_providers.delete())
 
 
-def _store(conn, snap) -> None:
-    """Write a world's providers, with their ids, to the database."""
-    _clear(conn)
-    have = set(conn.execute(sa.select(t.traits.c.name)).scalars())
-    new = [{"name": name} for name in TRAITS if name not in have]
-    if new:
-        conn.execute(t.traits.insert(), new)
-    trait_ids = dict(conn.execute(sa.select(t.traits.c.name, t.traits.c.id)).all())
-    conn.execute(t.placement_aggregates.insert(),
-                 [{"id": i, "uuid": u} for i, u in enumerate(AGGS, 1)])
-    agg_ids = {u: i for i, u in enumerate(AGGS, 1)}
-    class_ids = dict(conn.execute(sa.select(t.resource_classes.c.name,
-                                            t.resource_classes.c.id)).all())
-    for p in snap.providers.values():  # parents first: their ids are smaller
-        conn.execute(t.resource_providers.insert().values(
-            id=p.id, uuid=p.uuid, name=p.name, generation=p.generation,
-            parent_provider_id=p.parent_id, root_provider_id=p.root_id))
-    rows = [dict(resource_provider_id=p.id, resource_class_id=class_ids[rc], total=inv.total,
-                 reserved=inv.reserved, min_unit=inv.min_unit, max_unit=inv.max_unit,
-                 step_size=inv.step_size, allocation_ratio=inv.allocation_ratio)
-            for p in snap.providers.values() for rc, inv in p.inventories.items()]
-    if rows:
-        conn.execute(t.inventories.insert(), rows)
-    rows = [dict(resource_provider_id=p.id, resource_class_id=class_ids[rc], used=used,
-                 consumer_id=str(uuid.uuid4()))
-            for p in snap.providers.values() for rc, used in p.usages.items()]
-    if rows:
-        conn.execute(t.allocations.insert(), rows)
-    rows = [dict(resource_provider_id=p.id, trait_id=trait_ids[name])
-            for p in snap.providers.values() for name in p.traits]
-    if rows:
-        conn.execute(t.resource_provider_traits.insert(), rows)
-    rows = [dict(resource_provider_id=p.id, aggregate_id=agg_ids[u])
-            for p in snap.providers.values() for u in p.aggregates]
-    if rows:
-        conn.execute(t.resource_provider_aggregates.insert(), rows)
+def _store(db, snap) -> None:
+    """Write a world's providers (parents first) to the database; the
+    queries' traits all exist, on a provider or not."""
+    db.write(_clear)
+    known = set(db.read(lambda conn: conn.execute(sa.select(t.traits.c.name)).scalars().all()))
+    for name in sorted(set(TRAITS) - known):
+        factories.trait_row(db, name)
+    for p in snap.providers.values():
+        parent = snap.get(p.parent_id).uuid if p.parent_id is not None else None
+        inventory = {rc: {k: v for k, v in inv._asdict().items() if k != "capacity"}
+                     for rc, inv in p.inventories.items()}
+        factories.provider(db, p.name, uuid=p.uuid, parent=parent, inventory=inventory,
+                           traits=p.traits, aggregates=p.aggregates, generation=p.generation)
+        for rc, used in p.usages.items():
+            factories.allocation(db, p.uuid, rc, used)
 
 
 def _find(conn, request, **options):
@@ -118,7 +96,7 @@ def test_batches_answer_as_one_snapshot(store, data):
     # None: the production sizes (pages, then batches sized by the yield so
     # far), scaled down to these small worlds
     batch = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 3), None]))
-    store.write(_store, snap)
+    _store(store, snap)
 
     def both(conn):
         expected = _whole(conn, request, strategy=strategy, max_candidates=max_candidates)
@@ -140,7 +118,7 @@ def test_random_batches_give_valid_candidates(store, data):
     request = data.draw(queries(snap))
     limit = data.draw(st.integers(1, 4))
     strategy = data.draw(st.sampled_from(search.STRATEGIES))
-    store.write(_store, snap)
+    _store(store, snap)
 
     def both(conn):
         everything, _ = _whole(conn, request, limit=None)

@@ -26,6 +26,7 @@ from placer.db import engine as db_engine
 from placer.http import metrics
 from tests.helpers.api import Api, assert_error, make_conf
 from tests.helpers.processes import stop_process
+from tests.helpers.providers import make
 
 RP = "/resource_providers/{uuid}"
 
@@ -61,16 +62,6 @@ def requests(samples, route, method, version, status) -> float:
                  microversion=version, status=status)
 
 
-def _provider(api, inventory: dict | None = None) -> str:
-    rp = str(uuid.uuid4())
-    assert api.post("/resource_providers", json={"name": rp, "uuid": rp}).status_code == 201
-    if inventory:
-        result = api.put(f"/resource_providers/{rp}/inventories",
-                         json={"resource_provider_generation": 0, "inventories": inventory})
-        assert result.status_code == 200, result.text
-    return rp
-
-
 # -- off by default ---------------------------------------------------------------------
 
 def test_disabled_by_default_and_404_like_any_unknown_path(api, conf):
@@ -90,7 +81,7 @@ def test_disabled_by_default_and_404_like_any_unknown_path(api, conf):
 
 def test_requests_counted_by_route_template_method_microversion_status(mapi):
     before = scrape(mapi)
-    rp = _provider(mapi)
+    rp = make(mapi, "rp", version="1.0")
     assert mapi.get(f"/resource_providers/{rp}", version="1.39").status_code == 200
     assert mapi.get(f"/resource_providers/{rp}", version="1.39").status_code == 200
     missing = str(uuid.uuid4())
@@ -162,8 +153,8 @@ def test_openmetrics_on_request(mapi):
 
 
 def test_candidate_queries_by_groups_with_candidates_and_times(mapi):
-    for _ in range(3):
-        _provider(mapi, {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 4096}})
+    for n in range(3):
+        make(mapi, f"host{n}", inventory={"VCPU": 8, "MEMORY_MB": 4096})
     before = scrape(mapi)
     ok = mapi.get("/allocation_candidates?resources=VCPU:1", version="1.39")
     assert len(ok.json["allocation_requests"]) == 3
@@ -194,14 +185,14 @@ def test_candidate_queries_by_groups_with_candidates_and_times(mapi):
 
 
 def test_generation_conflicts_counted(mapi):
-    rp = _provider(mapi, {"VCPU": {"total": 8}})
+    rp = make(mapi, "rp", inventory={"VCPU": 8})
     before = scrape(mapi)
     stale = mapi.put(f"/resource_providers/{rp}/inventories", version="1.39",
                      json={"resource_provider_generation": 0,
                            "inventories": {"VCPU": {"total": 4}}})
     assert_error(stale, 409, code="placement.concurrent_update")
     # a 409 of another kind is not a generation conflict
-    dup = mapi.post("/resource_providers", json={"name": rp})
+    dup = mapi.post("/resource_providers", json={"name": "rp"})
     assert_error(dup, 409)
     after = scrape(mapi)
     name = "placer_generation_conflicts_total"

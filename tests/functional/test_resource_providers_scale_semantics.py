@@ -207,15 +207,6 @@ def test_last_modified_is_the_newest_change_of_the_listed(api, db):
         assert before <= when <= datetime.datetime.now(datetime.UTC)
 
 
-def _insert_provider(db, uuid: str, name: str) -> None:
-    def write(conn):
-        new = conn.execute(t.resource_providers.insert().values(
-            uuid=uuid, name=name, generation=3)).inserted_primary_key[0]
-        conn.execute(t.resource_providers.update().where(t.resource_providers.c.id == new)
-                     .values(root_provider_id=new))
-    db.write(write)
-
-
 def _item(script_name: str, uuid: str, name: str) -> dict:
     url = f"{script_name}{RPS}/{uuid}"
     rels = ["inventories", "usages", "aggregates", "traits", "allocations"]
@@ -229,8 +220,8 @@ def test_odd_uuids_and_mount_points_are_escaped_as_json(api, db):
     # Only rows written behind the API's back can hold such uuids.
     odd = 'od"d\\uuid-é\t'
     plain = str(uuidlib.uuid4())
-    _insert_provider(db, plain, "plain")
-    _insert_provider(db, odd, 'na"me\n')
+    factories.provider(db, "plain", uuid=plain, generation=3)
+    factories.provider(db, 'na"me\n', uuid=odd, generation=3)
     for script_name in ("", '/pla"ce\\ment'):
         req = webob.Request.blank(RPS, environ={"SCRIPT_NAME": script_name})
         req.headers["X-Auth-Token"] = "admin"

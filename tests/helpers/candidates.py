@@ -10,6 +10,7 @@ returns candidates in no particular order.
 import urllib.parse
 import uuid as uuidlib
 
+from tests.helpers import providers
 from tests.helpers.api import assert_error
 
 LATEST = "1.39"
@@ -78,6 +79,21 @@ class Answer:
         return set(found)
 
     @property
+    def named(self) -> list:
+        """(allocations, mappings) of each candidate by provider names, in
+        answer order; mappings None where the answer has none (before 1.34)."""
+        return [(self._allocations(r),
+                 frozenset((sfx, frozenset(self.env.name_of(u) for u in uuids))
+                           for sfx, uuids in r["mappings"].items()) if "mappings" in r else None)
+                for r in self.requests]
+
+    @property
+    def summary_traits(self) -> dict:
+        """Provider name -> its traits in provider_summaries (None before 1.17)."""
+        return {name: frozenset(s["traits"]) if "traits" in s else None
+                for name, s in self.summaries.items()}
+
+    @property
     def names(self) -> set:
         """Providers in provider_summaries."""
         return set(self.summaries)
@@ -122,13 +138,9 @@ class Env:
     def rp(self, name: str, parent: str | None = None, inv: dict | None = None,
            traits=(), aggs=()) -> str:
         """Create provider ``name``. ``inv``: class -> total, or -> inventory fields."""
-        body = {"name": name, "uuid": str(uuidlib.uuid4())}
-        if parent:
-            body["parent_provider_uuid"] = self.uuid[parent]
-        r = self.api.post("/resource_providers", version=LATEST, json=body)
-        assert r.status_code == 200, r.text
-        uuid = self._remember(name, r.json["uuid"])
-        self._generation[name] = r.json["generation"]
+        uuid = self._remember(name, providers.make(
+            self.api, name, parent=self.uuid[parent] if parent else None, version=LATEST))
+        self._generation[name] = 0
         if inv:
             self._custom_names(inv, "resource_classes")
             inventories = {rc: (spec if isinstance(spec, dict) else {"total": spec})

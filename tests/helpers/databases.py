@@ -2,14 +2,16 @@
 
 Backends come from PLACER_TEST_BACKENDS (default: sqlite,postgresql,mysql).
 A server that cannot be reached skips its tests, except with CI=true, where
-it fails them: CI must prove every backend.
+it fails them: CI must prove every backend. Creating and dropping the
+databases is benchmarks/databases.py's (the benchmarks must not import tests/).
 """
 
 import os
-import uuid
 
 import pytest
 import sqlalchemy as sa
+
+from benchmarks import databases
 
 SERVERS = {
     "sqlite": None,
@@ -29,32 +31,13 @@ def _unreachable(backend: str, exc: Exception):
     pytest.skip(message)
 
 
-class ThrowAwayDatabase:
-    """Creates a uniquely named database on a server, and drops it afterwards."""
+class ThrowAwayDatabase(databases.ThrowAwayDatabase):
+    """A uniquely named database on the test server of ``backend`` (SQLite:
+    a file in ``tmp_dir``), created at once; ``drop()`` removes it."""
 
     def __init__(self, backend: str, tmp_dir):
-        self.backend = backend
-        self.name = f"placer_test_{uuid.uuid4().hex[:12]}"
-        if backend == "sqlite":
-            self.url = f"sqlite:///{tmp_dir}/{self.name}.sqlite"
-            self._admin = None
-            return
-        server = sa.make_url(SERVERS[backend])
-        self._admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+        super().__init__(backend, SERVERS[backend], directory=tmp_dir, prefix="placer_test")
         try:
-            with self._admin.connect() as conn:
-                conn.exec_driver_sql(f"CREATE DATABASE {self.name}")
+            self.create()
         except sa.exc.OperationalError as exc:
-            self._admin.dispose()
             _unreachable(backend, exc)
-        self.url = server.set(database=self.name).render_as_string(hide_password=False)
-
-    def drop(self) -> None:
-        if self._admin is None:
-            return
-        with self._admin.connect() as conn:
-            if self.backend == "postgresql":
-                conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
-            else:
-                conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}")
-        self._admin.dispose()

@@ -1,9 +1,9 @@
-"""A tiny builder for hand-made snapshots, shared by the candidate tests."""
+"""A tiny builder for hand-made snapshots, shared by the candidate tests
+(tests/unit/test_candidates_cases.py builds each case's world with it)."""
 
 import uuid
 
 from placer.candidates import search
-from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 
 _NAMESPACE = uuid.UUID("6ba7b811-9dad-11d1-80b4-00c04fd430c8")
@@ -46,12 +46,6 @@ class World:
     def snapshot(self) -> Snapshot:
         return Snapshot(self.providers.values())
 
-    def query(self, pairs, version=(1, 39), **options):
-        """Run a query; return its candidates in a comparable, named form."""
-        request = parse_query(pairs, version)
-        found = search.find_candidates(request, self.snapshot(), **options)
-        return [named(c) for c in found]
-
 
 def named(candidate: search.Candidate):
     """(frozenset of (provider, class, amount), frozenset of (suffix, providers))."""
@@ -63,14 +57,3 @@ def named(candidate: search.Candidate):
         (sfx, frozenset(names[u] for u in uuids)) for sfx, uuids in candidate.mappings().items()
     )
     return allocations, mappings
-
-
-def allocs(*parts: str):
-    """allocs('CN1:VCPU=1,MEMORY_MB=512', 'SS1:DISK_GB=500') -> frozenset."""
-    result = set()
-    for part in parts:
-        name, resources = part.split(":")
-        for item in resources.split(","):
-            rc, amount = item.split("=")
-            result.add((name, rc, int(amount)))
-    return frozenset(result)

@@ -4,6 +4,7 @@ No server and no timing assertions here.
 """
 
 import json
+import pathlib
 import urllib.parse
 
 from benchmarks import loader, runner, scenarios
@@ -119,7 +120,7 @@ def test_comparison_with_the_reference():
 import pytest  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
-from benchmarks import scale  # noqa: E402
+from benchmarks import databases, scale  # noqa: E402
 from placer import wsgi  # noqa: E402
 from placer.db import engine as db_engine  # noqa: E402
 from placer.db import tables as t  # noqa: E402
@@ -251,6 +252,23 @@ def test_scale_generates_on_every_backend(empty_engine, tmp_path):
     assert r.status_code == 200, r.text
     r = api.get("/allocation_candidates?resources=VCPU:1&limit=5", version=scenarios.VERSION)
     assert len(r.json["allocation_requests"]) == 5
+
+
+def test_throw_away_sqlite_database_has_its_own_directory():
+    """Without a directory the SQLite file goes in a temporary one, removed on
+    drop (databases on servers are the test suite's own, tests/helpers/databases.py)."""
+    throw_away = databases.ThrowAwayDatabase("sqlite")
+    with throw_away as url:
+        path = pathlib.Path(sa.make_url(url).database)
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE t (x INTEGER)")
+        engine.dispose()
+        assert path.exists() and path.stem == throw_away.name
+    assert not path.parent.exists()
+    assert throw_away.name.startswith("placer_bench_")
+    with pytest.raises(ValueError, match="unknown backend"):
+        databases.ThrowAwayDatabase("oracle")
 
 
 def test_scale_summary_checks():

@@ -1,6 +1,6 @@
 """The hand-made snapshot builder (tests/helpers/snapshots.py) itself."""
 
-from tests.helpers.snapshots import World, allocs
+from tests.helpers.snapshots import World
 
 
 def test_builder_links_trees():
@@ -12,6 +12,3 @@ def test_builder_links_trees():
     assert snap.lineage(child.id) == [child.id, root.id]
     assert [p.name for p in snap.tree(root.id)] == ["root", "child"]
 
-
-def test_allocs_helper():
-    assert allocs("A:VCPU=1,DISK_GB=2") == {("A", "VCPU", 1), ("A", "DISK_GB", 2)}

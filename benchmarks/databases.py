@@ -1,0 +1,78 @@
+"""Throw-away databases: a new, empty database for one run, dropped
+afterwards. On SQLite a file; on a PostgreSQL or MySQL server a uniquely
+named database (no other database is touched). The scale scenario creates
+its databases with it, and so does the test suite (tests/helpers/databases.py
+adds its servers and its skip-or-fail policy).
+"""
+
+import tempfile
+import uuid
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+SERVERS = {  # each backend's default server (where --backend creates its database)
+    "postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+    "mysql": "mysql+pymysql://root@127.0.0.1:3306/mysql",
+}
+
+
+class ThrowAwayDatabase:
+    """``create()`` makes the database and returns its URL (kept in ``url``),
+    ``drop()`` removes it; or ``with ThrowAwayDatabase(backend) as url:``.
+
+    ``server``: the server's URL (default: ``SERVERS``); ``directory``: where
+    the SQLite file goes (default: a temporary directory, removed by
+    ``drop``); ``prefix``: of the database's name, which ends in random hex
+    digits. ``create`` raises sqlalchemy.exc.OperationalError when the
+    server cannot be reached.
+    """
+
+    def __init__(self, backend: str, server: str | None = None, directory=None,
+                 prefix: str = "placer_bench"):
+        if backend != "sqlite" and backend not in SERVERS:
+            raise ValueError(f"unknown backend {backend!r}")
+        self.backend, self.server = backend, server or SERVERS.get(backend)
+        self.directory = directory
+        self.name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+        self.url = ""
+        self._admin: Engine | None = None
+        self._tmp: tempfile.TemporaryDirectory | None = None
+
+    def create(self) -> str:
+        if self.backend == "sqlite":
+            directory = self.directory
+            if directory is None:
+                self._tmp = tempfile.TemporaryDirectory(prefix="placer-db-")
+                directory = self._tmp.name
+            self.url = f"sqlite:///{directory}/{self.name}.sqlite"
+            return self.url
+        server = sa.make_url(self.server)
+        admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f"CREATE DATABASE {self.name}")
+        except BaseException:
+            admin.dispose()
+            raise
+        self._admin = admin
+        self.url = server.set(database=self.name).render_as_string(hide_password=False)
+        return self.url
+
+    def drop(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+        if self._admin is None:
+            return
+        with self._admin.connect() as conn:
+            force = " WITH (FORCE)" if self.backend == "postgresql" else ""
+            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}{force}")
+        self._admin.dispose()
+        self._admin = None
+
+    def __enter__(self) -> str:
+        return self.create()
+
+    def __exit__(self, *exc) -> None:
+        self.drop()
