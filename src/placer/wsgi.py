@@ -20,7 +20,7 @@ from placer import conf as placer_conf
 from placer.db import engine as db_engine
 from placer.db import migration, sync
 from placer.http import app as http_app
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 
 
 def prepare_database(db: db_engine.Database, migrate: bool) -> None:

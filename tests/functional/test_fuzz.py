@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from tests.helpers import factories
 
 RP_UUID = "11111111-2222-4333-8444-555555555555"

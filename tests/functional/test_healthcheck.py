@@ -9,7 +9,7 @@ from placer import wsgi
 from placer.db import engine as db_engine
 from placer.http import app as http_app
 from placer.http import health
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from tests.helpers.api import Api, make_conf
 
 # Unreachable servers (port 1 refuses at once), per backend.

@@ -12,7 +12,7 @@ from placer.db import resource_providers as rp_db
 from placer.db import tables as t
 from placer.http import app as http_app
 from placer.http.routing import Method
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from tests.helpers import factories
 from tests.helpers.api import Api, assert_error
 
@@ -612,7 +612,7 @@ def test_delete_all_before_1_5_handler_says_405(db, conf, stocked):
 
 
 def test_delete_all_before_1_5_is_405(api, db, stocked):
-    # routes.py routes DELETE .../inventories from 1.0: the handler answers 405
+    # the route table routes DELETE .../inventories from 1.0: the handler answers 405
     # before 1.5, as the reference does
     assert ROUTES["/resource_providers/{uuid}/inventories"]["DELETE"].since == (1, 0)
     assert_error(api.delete(INVS, version="1.4"), 405,

@@ -11,7 +11,7 @@ from openapi_spec_validator import validate
 from placer import microversions as mv
 from placer import wsgi
 from placer.http import openapi
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from placer.schemas import api as schemas
 from tests.helpers.api import Api, assert_error, make_conf
 

@@ -204,7 +204,7 @@ def _route_of(path: str) -> str:
     if _router is None:
         from falcon.routing import CompiledRouter
 
-        from placer.routes import ROUTES
+        from placer.route_table import ROUTES
 
         router = CompiledRouter()
         for template in (*ROUTES, "/metrics"):

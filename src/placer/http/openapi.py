@@ -1,6 +1,6 @@
 """The OpenAPI 3.1 document of the API, one per microversion.
 
-Written from the route table (``placer.routes``: paths, methods, handlers and
+Written from the route table (``placer.route_table``: paths, methods, handlers and
 the version each appeared in) and the schema table (``placer.schemas.api``:
 per microversion window, the body and query schemas the handlers validate
 with and the answers' schemas), so it describes what is served.
@@ -19,7 +19,7 @@ import re
 from placer import microversions as mv
 from placer.http import auth
 from placer.microversions import Version
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from placer.schemas import api
 from placer.schemas import responses as r
 

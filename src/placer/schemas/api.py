@@ -8,7 +8,7 @@ validators here (through ``placer.http.util.body_schema`` and
 ``query_schema``), and the OpenAPI document (``placer.http.openapi``) is
 written from the same table, so the two cannot disagree.
 ``tests/functional/test_openapi.py`` checks that the table and the route
-table (``placer.routes``) name the same routes, methods and versions.
+table (``placer.route_table``) name the same routes, methods and versions.
 
 Body and query entries are validators (their ``.schema`` is the JSON
 Schema): jsonschema's messages quote them, so they are kept as the reference
