@@ -20,7 +20,7 @@ UNREACHABLE = {"sqlite": "sqlite:////nonexistent-placer-dir/placement.sqlite",
 
 def _app(conf, db):
     """The pipeline over ``db``, as wsgi.create_app builds it, with ``db`` checked."""
-    return Api(http_app.wrap(http_app.create_app(db, conf, ROUTES), conf, db))
+    return Api(http_app.make(db, conf, ROUTES))
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import uuid as uuidlib
 
 import falcon
 
-from placer import exceptions, policy
+from placer import exceptions
 from placer.db import aggregates as db
 from placer.handlers._provider_body import provider_body
 from placer.http import util
@@ -38,7 +38,6 @@ def _storable(value: str) -> str:
 @returns_json
 def list_aggregates(req: Request, resp: falcon.Response, uuid):
     _check_version(req)
-    req.context.auth.can(policy.AGGREGATES_LIST)
     uuids, generation = req.context.db.read(db.provider_aggregates, uuid)
     _send(req, resp, uuids, generation)
 
@@ -46,7 +45,6 @@ def list_aggregates(req: Request, resp: falcon.Response, uuid):
 @takes_json
 def set_aggregates(req: Request, resp: falcon.Response, uuid):
     _check_version(req)
-    req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)
     data = provider_body(req, uuid)
     if with_generation:
