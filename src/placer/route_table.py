@@ -135,11 +135,13 @@ ROUTES = Table([
     # usages, aggregates and traits of a provider
     Route("GET", "/resource_providers/{uuid}/usages", usages.provider_usages,
           policy=policy.PROVIDER_USAGES, answers={200: r.PROVIDER_USAGES}),
+    # as the reference: a 406 or 415 before the 404 below 1.1
     Route("GET", "/resource_providers/{uuid}/aggregates", aggregates.list_aggregates,
           since=mv.PROVIDER_AGGREGATES, policy=policy.AGGREGATES_LIST,
-          answers=_AGGREGATES),
+          content_before_version=True, answers=_AGGREGATES),
     Route("PUT", "/resource_providers/{uuid}/aggregates", aggregates.set_aggregates,
           since=mv.PROVIDER_AGGREGATES, policy=policy.AGGREGATES_UPDATE,
+          content_before_version=True,
           body=Since({mv.PROVIDER_AGGREGATES: aggregates_schema.SET_AGGREGATES_1_1,
                       mv.AGGREGATES_GENERATION: aggregates_schema.SET_AGGREGATES_1_19}),
           answers=_AGGREGATES),

@@ -21,7 +21,14 @@ What routing answers, as the reference (placement 16.0.0) does:
 
 The checks run in one order, decided here: the microversion, then the
 request's Content-Type and then its Accept header (``negotiation.check``),
-then the route's policy rule, then the handler.
+then the route's policy rule, then the handler. A route marked
+``content_before_version`` checks Content-Type and Accept before the
+microversion: the reference does so on its aggregates routes alone (there
+its ``check_accept``/``require_content`` decorators wrap
+``version_handler``, elsewhere the other way round), so GET .../aggregates
+at 1.0 with an Accept header without JSON is a 406 and PUT with a
+Content-Type other than JSON a 415, where the same requests elsewhere
+(GET /traits at 1.5) are a 404.
 """
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -79,7 +86,9 @@ class Route:
     body), None when not described (``/metrics``: Prometheus text).
     ``open``: served without a token. ``policy``: the rule the router checks
     before the handler, unless ``handler_checks_policy`` (the handler checks
-    it itself, with a target it reads from the request). ``enabled``: a
+    it itself, with a target it reads from the request).
+    ``content_before_version``: Content-Type and Accept are checked before
+    the microversion (see the module's docstring). ``enabled``: a
     route served only when ``enabled(conf)`` is true; such a route is left
     out of the OpenAPI document, which describes what every deployment
     serves.
@@ -89,12 +98,13 @@ class Route:
                  since: Version = mv.BASE, until: Version = mv.MAX,
                  body: Any = None, query: Any = None, answers: Answers | Since | None = None,
                  open: bool = False, policy: str | None = None,
-                 handler_checks_policy: bool = False,
+                 handler_checks_policy: bool = False, content_before_version: bool = False,
                  enabled: Callable[[cfg.ConfigOpts], bool] | None = None):
         self.method, self.path, self.handler = method, path, handler
         self.since, self.until = since, until
         self.open, self.policy, self.enabled = open, policy, enabled
         self.handler_checks_policy = handler_checks_policy
+        self.content_before_version = content_before_version
         steps = [_steps(value, since) for value in (body, query, answers)]
         if any(p.first < since or p.steps[-1][0] > until for p in steps if p is not None):
             raise ValueError(f"{self}: a schema outside its versions")
@@ -174,8 +184,12 @@ def _responder(route: Route):
 
     def respond(req: Request, resp: falcon.Response, **params):
         req.context.route = route
-        _check_version(req, route)
-        negotiation.check(req, handler)
+        if route.content_before_version:
+            negotiation.check(req, handler)
+            _check_version(req, route)
+        else:
+            _check_version(req, route)
+            negotiation.check(req, handler)
         if route.policy is not None and not route.handler_checks_policy:
             req.context.auth.can(route.policy)
         handler(req, resp, **params)
