@@ -59,8 +59,8 @@ _BASE_RULES = [
      "Default rule for project level reader APIs.", _PROJECT, _LEGACY_ADMIN),
 ]
 
-# The API rule names handlers check (``req.context.auth.can(policy.TRAITS_LIST)``).
-# Only here are they written out.
+# The API rule names. Only here are they written out: each route of
+# ``placer.route_table`` names the rule the router checks for it.
 RESOURCE_PROVIDERS_LIST = "placement:resource_providers:list"
 RESOURCE_PROVIDERS_CREATE = "placement:resource_providers:create"
 RESOURCE_PROVIDERS_SHOW = "placement:resource_providers:show"
@@ -98,6 +98,9 @@ RESHAPE = "placement:reshaper:reshape"
 _RP = "/resource_providers/{uuid}"
 
 # (name, check_str, description, "METHOD /path" operations); all project-scoped.
+# The operations, which the sample policy file lists, are the routes of
+# placer.route_table that name the rule, in table order
+# (tests/unit/test_route_table.py checks that the two agree).
 _API_RULES = [
     (RESOURCE_PROVIDERS_LIST, ADMIN_OR_SERVICE,
      "List resource providers.", ["GET /resource_providers"]),

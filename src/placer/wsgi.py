@@ -20,7 +20,7 @@ from placer import conf as placer_conf
 from placer.db import engine as db_engine
 from placer.db import schema_migrations, sync
 from placer.http import app as http_app
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 
 
 def prepare_database(db: db_engine.Database, migrate: bool) -> None:
@@ -59,7 +59,7 @@ def create_app(conf, db: db_engine.Database | None = None):
     """The whole WSGI application for ``conf`` (and ``db``, for tests)."""
     policy.init(conf)
     db = db or lazy_database(conf)
-    return http_app.wrap(http_app.create_app(db, conf, ROUTES), conf, db)
+    return http_app.make(db, conf, ROUTES)
 
 
 def init_application(args: list[str] | None = None):

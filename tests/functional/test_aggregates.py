@@ -52,6 +52,32 @@ def test_route_does_not_exist_at_1_0(api, db, rp):
     assert links(db) == 0
 
 
+def test_media_types_are_checked_before_the_version(api, db, rp):
+    """As the reference (placement 16.0.0), on these two routes alone: its
+    Accept and Content-Type checks wrap the version check, so below 1.1 a
+    bad Accept is a 406 and a bad Content-Type a 415, not a 404."""
+    r = api.get(path(rp), version="1.0", headers={"Accept": "text/plain"})
+    assert r.status_code == 406 and r.text.endswith("Only application/json is provided")
+    assert_error(api.put(path(rp), version="1.0", body="[]",
+                         headers={"Content-Type": "text/plain"}), 415,
+                 "The media type text/plain is not supported, use application/json")
+    assert_error(api.put(path(rp), version="1.0"), 415, "The media type None is not supported")
+    # acceptable media types: then the version, 404
+    assert_error(api.get(path(rp), version="1.0", headers={"Accept": "application/json"}),
+                 404)
+    assert links(db) == 0
+
+
+def test_elsewhere_the_version_is_checked_before_the_media_types(api):
+    """Every other route checks the version first, as the reference does."""
+    r = api.get("/traits", version="1.5", headers={"Accept": "text/plain"})
+    assert r.status_code == 404 and r.text.startswith("404 Not Found")
+    assert_error(api.post("/resource_classes", version="1.1", body="{}",
+                          headers={"Content-Type": "text/plain"}), 404)
+    assert_error(api.post("/allocations", version="1.12", body="{}",
+                          headers={"Content-Type": "text/plain"}), 404)
+
+
 def test_list_and_set_before_1_19(api, db, rp):
     r = api.get(path(rp), version="1.1")
     assert r.status_code == 200 and r.json == {"aggregates": []}

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from tests.helpers import factories
 
 RP_UUID = "11111111-2222-4333-8444-555555555555"
@@ -65,8 +65,8 @@ def _fill(template: str, draw) -> str:
 
 @st.composite
 def requests(draw):
-    template = draw(st.sampled_from(sorted(ROUTES)))
-    methods = list(ROUTES[template]) + ["PATCH", "HEAD"]
+    template = draw(st.sampled_from(sorted(ROUTES.paths)))
+    methods = [r.method for r in ROUTES.paths[template]] + ["PATCH", "HEAD"]
     method = draw(st.sampled_from(methods))
     path = _fill(template, draw)
     qs = "&".join(f"{k}={quote(v, safe='%:,!')}" for k, v in draw(queries))

@@ -9,7 +9,7 @@ from placer import wsgi
 from placer.db import engine as db_engine
 from placer.http import app as http_app
 from placer.http import health
-from placer.routes import ROUTES
+from placer.route_table import ROUTES
 from tests.helpers.api import Api, make_conf
 
 # Unreachable servers (port 1 refuses at once), per backend.
@@ -20,7 +20,7 @@ UNREACHABLE = {"sqlite": "sqlite:////nonexistent-placer-dir/placement.sqlite",
 
 def _app(conf, db):
     """The pipeline over ``db``, as wsgi.create_app builds it, with ``db`` checked."""
-    return Api(http_app.wrap(http_app.create_app(db, conf, ROUTES), conf, db))
+    return Api(http_app.make(db, conf, ROUTES))
 
 
 @pytest.fixture

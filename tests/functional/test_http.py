@@ -2,7 +2,10 @@
 
 import pytest
 
-from tests.helpers.api import assert_error
+from placer.http import app as http_app
+from placer.http import util
+from placer.http.routing import Route, Table
+from tests.helpers.api import Api, assert_error
 
 
 def test_root_is_the_version_document_without_auth(api):
@@ -60,6 +63,40 @@ def test_unknown_method_is_405_with_allow(api):
     r = api.request("PATCH", "/resource_classes", version="latest")
     assert_error(r, 405, "The method PATCH is not allowed for this resource.")
     assert r.headers["Allow"] == "GET, POST"
+
+
+def test_unknown_method_is_405_even_before_the_path_exists(api):
+    # as the reference: the method is checked before the microversion
+    r = api.request("PATCH", "/resource_classes", version="1.1")
+    assert_error(r, 405, "The method PATCH is not allowed for this resource.")
+    assert r.headers["Allow"] == "GET, POST"
+
+
+def test_method_before_its_version_is_404_and_a_method_never_there_405(api):
+    # /allocations has only POST, from 1.13
+    assert_error(api.post("/allocations", version="1.12", json={}), 404)
+    r = api.get("/allocations", version="1.12")
+    assert_error(r, 405, "The method GET is not allowed for this resource.")
+    assert r.headers["Allow"] == "POST"
+
+
+def _hello(req, resp):
+    util.send_json(req, resp, {"hello": req.context.route.path})
+
+
+def test_the_app_serves_the_table_it_is_given(db, conf):
+    """Router, open paths and versions come from the table handed to the app."""
+    table = Table([Route("GET", "/hello", _hello, open=True, until=(1, 5), answers={200: None}),
+                   Route("GET", "/private", _hello, since=(1, 2))])
+    api = Api(http_app.make(db, conf, table))
+    r = api.get("/hello", version="1.5", token=None)
+    assert r.status_code == 200 and r.json == {"hello": "/hello"}
+    assert_error(api.get("/hello", version="1.6", token=None), 404)
+    assert api.request("PUT", "/hello", token=None).headers["Allow"] == "GET"
+    assert api.get("/private", version="1.2", token=None).status_code == 401
+    assert_error(api.get("/private", version="1.1"), 404)
+    assert api.get("/private", version="1.2").json == {"hello": "/private"}
+    assert_error(api.get("/resource_providers", version="1.2"), 404)  # not in this table
 
 
 def test_error_code_appears_from_1_23(api):

@@ -135,6 +135,17 @@ def test_metrics_is_admin_only(mapi):
                     headers={"X-Roles": "admin"}).status_code == 200
 
 
+@pytest.mark.parametrize("method", ["POST", "DELETE", "OPTIONS", "HEAD"])
+def test_other_methods_of_metrics_are_405_with_allow(mapi, method):
+    """/metrics is a route of the table like any other: a method it does not
+    have is a 405 listing GET."""
+    result = mapi.request(method, "/metrics", version="1.39")
+    assert result.status_code == 405
+    assert result.headers["Allow"] == "GET"
+    if method != "HEAD":
+        assert_error(result, 405, f"The method {method} is not allowed for this resource.")
+
+
 def test_policy_file_can_open_metrics(db, tmp_path):
     path = tmp_path / "policy.yaml"
     path.write_text('"placement:metrics:show": "role:reader"\n')

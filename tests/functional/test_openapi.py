@@ -11,52 +11,52 @@ from openapi_spec_validator import validate
 from placer import microversions as mv
 from placer import wsgi
 from placer.http import openapi
-from placer.routes import ROUTES
-from placer.schemas import api as schemas
+from placer.route_table import ROUTES
 from tests.helpers.api import Api, assert_error, make_conf
 
 ALL_VERSIONS = list(mv.ALL)
+
+
+def document(version):
+    return openapi.document(ROUTES, version)
 
 
 def _operations(document: dict) -> set[tuple[str, str]]:
     return {(path, method.upper()) for path, ops in document["paths"].items() for method in ops}
 
 
-def test_schema_table_names_every_route_and_method_with_its_first_version():
-    routes = {(path, method): m.since for path, methods in ROUTES.items()
-              for method, m in methods.items()}
-    assert set(schemas.TABLE) == set(routes)
-    for key, operation in schemas.TABLE.items():
-        assert operation.since == routes[key], key
-        windows = operation.windows
-        assert windows[0].first == routes[key] and windows[-1].last == mv.MAX, key
+def test_schema_windows_of_every_route_cover_its_versions():
+    for route in ROUTES:
+        windows = route.windows
+        assert windows[0].first == route.since and windows[-1].last == route.until, route
         for before, after in zip(windows, windows[1:], strict=False):
-            assert (before.last[0], before.last[1] + 1) == after.first, key
+            assert (before.last[0], before.last[1] + 1) == after.first, route
 
 
 @pytest.mark.parametrize("version", ALL_VERSIONS, ids=mv.text)
 def test_document_has_every_route_and_method_of_its_version(version):
-    document = openapi.document(version)
-    expected = {(path, method) for path, methods in ROUTES.items()
-                for method, m in methods.items() if version >= m.since}
-    assert _operations(document) == expected
-    assert document["info"]["version"] == mv.text(version)
+    doc = document(version)
+    expected = {(route.path, route.method) for route in ROUTES
+                if route.enabled is None and route.since <= version <= route.until}
+    assert _operations(doc) == expected
+    assert doc["info"]["version"] == mv.text(version)
+    assert "/metrics" not in doc["paths"]  # served only if enabled: not described
 
 
 @pytest.mark.parametrize("version", [(1, 0), (1, 12), (1, 23), (1, 29), (1, 39)], ids=mv.text)
 def test_document_is_valid_openapi_3_1(version):
-    validate(openapi.document(version))
+    validate(document(version))
 
 
 def test_operations_carry_the_schemas_the_handlers_validate_with():
     """The body of PUT /allocations/{c} at each version is the validator's schema."""
     for version in ALL_VERSIONS:
-        document = openapi.document(version)
-        for (path, method), operation in schemas.TABLE.items():
-            if version < operation.since:
+        doc = document(version)
+        for route in ROUTES:
+            if route.enabled is not None or not route.serves(version):
                 continue
-            described = document["paths"][path][method.lower()]
-            window = operation.at(version)
+            described = doc["paths"][route.path][route.method.lower()]
+            window = route.at(version)
             if window.body is None:
                 assert "requestBody" not in described
             else:
@@ -68,7 +68,7 @@ def test_operations_carry_the_schemas_the_handlers_validate_with():
 
 
 def test_microversion_windows_show_in_the_documents():
-    old, new = openapi.document((1, 13)), openapi.document((1, 14))
+    old, new = document((1, 13)), document((1, 14))
     before = old["paths"]["/resource_providers"]["post"]
     after = new["paths"]["/resource_providers"]["post"]
     body = after["requestBody"]["content"]["application/json"]["schema"]
@@ -83,7 +83,7 @@ def test_microversion_windows_show_in_the_documents():
 
 
 def _error_fields(version) -> list[str]:
-    error = openapi.document(version)["components"]["schemas"]["Error"]
+    error = document(version)["components"]["schemas"]["Error"]
     return error["properties"]["errors"]["items"]["required"]
 
 
@@ -93,7 +93,7 @@ def test_error_code_is_required_from_1_23():
 
 
 def test_candidate_groups_are_named_with_their_pattern():
-    operation = openapi.document(mv.MAX)["paths"]["/allocation_candidates"]["get"]
+    operation = document(mv.MAX)["paths"]["/allocation_candidates"]["get"]
     params = {p.get("name"): p for p in operation["parameters"] if "name" in p}
     assert params["resources"]["x-name-pattern"] == "^resources([a-zA-Z0-9_-]{1,64})?$"
     assert {"limit", "group_policy", "root_required", "same_subtree", "in_tree"} <= set(params)
@@ -103,7 +103,7 @@ def test_served_without_a_token(api):
     r = api.get("/openapi.json", token=None)
     assert r.status_code == 200, r.text
     assert r.content_type == "application/json"
-    assert r.json == openapi.document(mv.MAX)
+    assert r.json == document(mv.MAX)
     validate(r.json)
 
 

@@ -5,15 +5,16 @@
 import pytest
 from jsonschema.exceptions import best_match
 
-from placer.schemas import allocations, api
+from placer.route_table import ROUTES
+from placer.schemas import allocations
 
 
 def put_validator(version):
-    return api.body_at("/allocations/{consumer_uuid}", "PUT", version)
+    return ROUTES.route("/allocations/{consumer_uuid}", "PUT").at(version).body
 
 
 def post_validator(version):
-    return api.body_at("/allocations", "POST", version)
+    return ROUTES.route("/allocations", "POST").at(version).body
 
 
 def problem(validator, body):

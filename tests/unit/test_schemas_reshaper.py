@@ -4,11 +4,11 @@
 import pytest
 from jsonschema.exceptions import best_match
 
-from placer.schemas import api
+from placer.route_table import ROUTES
 
 
 def reshaper_validator(version):
-    return api.body_at("/reshaper", "POST", version)
+    return ROUTES.route("/reshaper", "POST").at(version).body
 
 
 def problem(version, body):

@@ -5,7 +5,7 @@ import pytest
 from jsonschema.exceptions import best_match
 
 from placer import exceptions
-from placer.schemas import api
+from placer.route_table import ROUTES
 from placer.schemas import resource_providers as rp
 from placer.schemas.resource_providers import parse_list_query
 
@@ -35,8 +35,8 @@ def bad(pairs, version) -> str:
     ((1, 39), rp.POST_1_14, rp.PUT_1_14),
 ])
 def test_body_schema_by_version(version, create, update):
-    assert api.body_at("/resource_providers", "POST", version) is create
-    assert api.body_at("/resource_providers/{uuid}", "PUT", version) is update
+    assert ROUTES.route("/resource_providers", "POST").at(version).body is create
+    assert ROUTES.route("/resource_providers/{uuid}", "PUT").at(version).body is update
 
 
 @pytest.mark.parametrize("body", [

@@ -4,20 +4,12 @@ import uuid as uuidlib
 
 import falcon
 
-from placer import exceptions, policy
 from placer.db import aggregates as db
 from placer.handlers._provider_body import provider_body
 from placer.http import util
 from placer.http.negotiation import returns_json, takes_json
 from placer.http.request import Request
-from placer.microversions import AGGREGATES_GENERATION, PROVIDER_AGGREGATES
-
-
-def _check_version(req: Request) -> None:
-    # The reference negotiates content before the version on this route, so
-    # the routing table may send 1.0 here: a 406/415 has been given already.
-    if not util.want(req, PROVIDER_AGGREGATES):
-        raise exceptions.NotFound()
+from placer.microversions import AGGREGATES_GENERATION
 
 
 def _send(req: Request, resp: falcon.Response, uuids: list[str], generation: int) -> None:
@@ -37,16 +29,12 @@ def _storable(value: str) -> str:
 
 @returns_json
 def list_aggregates(req: Request, resp: falcon.Response, uuid):
-    _check_version(req)
-    req.context.auth.can(policy.AGGREGATES_LIST)
     uuids, generation = req.context.db.read(db.provider_aggregates, uuid)
     _send(req, resp, uuids, generation)
 
 
 @takes_json
 def set_aggregates(req: Request, resp: falcon.Response, uuid):
-    _check_version(req)
-    req.context.auth.can(policy.AGGREGATES_UPDATE)
     with_generation = util.want(req, AGGREGATES_GENERATION)
     data = provider_body(req, uuid)
     if with_generation:

@@ -4,7 +4,6 @@
 
 import falcon
 
-from placer import policy
 from placer.db import allocations as db
 from placer.db import resource_providers as providers_db
 from placer.handlers import _allocation_writes as allocation_writes
@@ -18,7 +17,6 @@ _CHANGED = "Inventory and/or allocations changed while attempting to allocate: "
 
 @returns_json
 def list_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
-    req.context.auth.can(policy.ALLOCATIONS_LIST)
     found = req.context.db.read(db.for_consumer, consumer_uuid)
     body: dict[str, object] = {"allocations": found.by_provider}
     if found.by_provider and util.want(req, ALLOCATIONS_DICT):
@@ -32,8 +30,6 @@ def list_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
 
 @returns_json
 def list_for_provider(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.PROVIDER_ALLOCATIONS_LIST)
-
     def read(conn):
         provider = providers_db.get(conn, uuid, prefix=f"Resource provider '{uuid}' not found: ")
         return provider, *db.for_provider(conn, provider.id)
@@ -55,7 +51,6 @@ def _replace(req: Request, writes: list[db.ConsumerWrite], unknown_class_prefix:
 
 @takes_json
 def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
-    req.context.auth.can(policy.ALLOCATIONS_UPDATE)
     consumer_uuid = allocation_writes.consumer_uuid(consumer_uuid)
     data = json_body(req, util.body_schema(req))
     _replace(req, [allocation_writes.consumer_write(req, consumer_uuid, data)],
@@ -65,7 +60,6 @@ def set_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
 
 @takes_json
 def set_many(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.ALLOCATIONS_MANAGE)
     data = json_body(req, util.body_schema(req))
     writes = [allocation_writes.consumer_write(req, allocation_writes.consumer_uuid(c), body)
               for c, body in data.items()]
@@ -74,6 +68,5 @@ def set_many(req: Request, resp: falcon.Response):
 
 
 def delete_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
-    req.context.auth.can(policy.ALLOCATIONS_DELETE)
     req.context.db.write(db.delete_for_consumer, consumer_uuid)
     util.no_content(resp)

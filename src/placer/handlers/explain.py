@@ -7,7 +7,7 @@ provider and its tree. The answer is candidates/explanation's funnel.
 
 import falcon
 
-from placer import collector, policy
+from placer import collector
 from placer.candidates import service
 from placer.candidates.explanation import render
 from placer.db import candidates as db
@@ -21,7 +21,6 @@ from placer.http.request import Request
 # (see collector.paused)
 @collector.paused()
 def explain_candidates(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.ALLOCATION_CANDIDATES_EXPLAIN)
     result = service.explain_query(
         db.reader(req.context.db), query.pairs(req), util.version(req),
         max_candidates=req.context.conf.placement.max_allocation_candidates)

@@ -24,4 +24,4 @@ def document(req: Request, resp: falcon.Response):
         raise exceptions.BadRequest(
             f"No such microversion: {wanted} (this service has "
             f"{mv.text(mv.MIN)} to {mv.text(mv.MAX)})")
-    util.send_json(req, resp, openapi.document(version))
+    util.send_json(req, resp, openapi.document(req.context.routes, version))

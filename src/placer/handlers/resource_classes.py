@@ -2,7 +2,7 @@
 
 import falcon
 
-from placer import exceptions, policy
+from placer import exceptions
 from placer.db import resource_classes as db
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
@@ -26,7 +26,6 @@ def _stamp(rc):
 
 @returns_json
 def list_classes(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.RESOURCE_CLASSES_LIST)
     classes = req.context.db.read(db.list_all)
     util.send_json(req, resp, {"resource_classes": [_render(req, rc) for rc in classes]},
                    last_modified=util.newest(_stamp(rc) for rc in classes))
@@ -34,7 +33,6 @@ def list_classes(req: Request, resp: falcon.Response):
 
 @takes_json
 def create_class(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.RESOURCE_CLASSES_CREATE)
     name = json_body(req, util.body_schema(req))["name"]
     req.context.db.write(db.create, name)
     util.no_content(resp, 201, _url(req, name))
@@ -42,14 +40,12 @@ def create_class(req: Request, resp: falcon.Response):
 
 @returns_json
 def show_class(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.RESOURCE_CLASSES_SHOW)
     rc = req.context.db.read(db.get, name)
     util.send_json(req, resp, _render(req, rc), last_modified=_stamp(rc))
 
 
 @takes_json(before=PUT_RESOURCE_CLASS)
 def update_class(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.RESOURCE_CLASSES_UPDATE)
     if util.want(req, PUT_RESOURCE_CLASS):
         # 1.7+: bodiless create-or-verify; the name in the path is validated
         # as if it were a body so the error reads the same.
@@ -65,6 +61,5 @@ def update_class(req: Request, resp: falcon.Response, name):
 
 
 def delete_class(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.RESOURCE_CLASSES_DELETE)
     req.context.db.write(db.delete, name)
     util.no_content(resp)

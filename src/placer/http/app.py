@@ -16,16 +16,17 @@ LOG = logging.getLogger("placement.api")
 
 
 class _Bind:
-    """Falcon middleware that hands each request its version, context and store."""
+    """Falcon middleware that hands each request its version, context, store
+    and route table."""
 
-    def __init__(self, db: Database, conf: cfg.ConfigOpts):
-        self.db, self.conf = db, conf
+    def __init__(self, db: Database, conf: cfg.ConfigOpts, routes: routing.Table):
+        self.db, self.conf, self.routes = db, conf, routes
 
     def process_request(self, req: Request, resp: falcon.Response) -> None:
         ctx = req.context
         ctx.version = req.env[errors.MICROVERSION_ENVIRON]
         ctx.auth = req.env[auth.CONTEXT_ENVIRON]  # always set by auth.ContextMiddleware
-        ctx.db, ctx.conf = self.db, self.conf
+        ctx.db, ctx.conf, ctx.routes = self.db, self.conf, self.routes
         clen = req.env.get("CONTENT_LENGTH")
         try:
             if clen and int(clen) > 0 and not req.env.get("CONTENT_TYPE"):
@@ -65,10 +66,16 @@ def _unexpected(req, resp, ex: Exception, params) -> None:
     _serve(req, resp, 500, str(ex))
 
 
-def create_app(db: Database, conf: cfg.ConfigOpts,
-               routes: dict[str, dict[str, routing.Method]]) -> falcon.App:
-    """The bare API (no auth, no microversion negotiation): see ``wrap``."""
-    app = falcon.App(middleware=[_Bind(db, conf)], request_type=Request, cors_enable=False)
+def make(db: Database, conf: cfg.ConfigOpts, routes: routing.Table):
+    """The whole WSGI application serving the route table ``routes`` over
+    ``db``: the falcon app inside the middleware pipeline."""
+    return _pipeline(_api(db, conf, routes), conf, routes, db)
+
+
+def _api(db: Database, conf: cfg.ConfigOpts, routes: routing.Table) -> falcon.App:
+    """The bare API (no auth, no microversion negotiation): see ``_pipeline``."""
+    app = falcon.App(middleware=[_Bind(db, conf, routes)], request_type=Request,
+                     cors_enable=False)
     app.req_options.keep_blank_qs_values = True
     app.req_options.auto_parse_qs_csv = False
     app.req_options.strip_url_path_trailing_slash = False
@@ -77,27 +84,28 @@ def create_app(db: Database, conf: cfg.ConfigOpts,
     app.add_error_handler(Exception, _unexpected)
     app.add_error_handler(falcon.HTTPError, _falcon_error)
     app.add_error_handler(exceptions.PlacerError, _placer_error)
-    routing.add_routes(app, routes)
-    metrics.install(app, conf)  # GET /metrics, if [placer] metrics_enabled
+    routing.add_routes(app, routes, conf)
+    metrics.install(app, conf)  # the route labels, if [placer] metrics_enabled
     return app
 
 
-def wrap(app, conf, db=None):
+def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     """The middleware pipeline, innermost first, as the reference composes it
-    (plus the size limit and /healthcheck, which checks ``db`` if given)."""
+    (plus the size limit and /healthcheck, which checks ``db``)."""
     config_log = logging.getLogger("placement.wsgi")
     if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
         conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
+    open_paths = routes.open_paths()
     app = microversion.middleware(app)
-    app = auth.ContextMiddleware(app)
+    app = auth.ContextMiddleware(app, open_paths)
     if conf.api.auth_strategy == "noauth2":
-        app = auth.NoAuth(app)
+        app = auth.NoAuth(app, open_paths)
     else:
-        app = auth.Keystone(app, conf)
+        app = auth.Keystone(app, conf, open_paths)
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     app = bodylimit.BodySizeLimit(app, conf)
-    app = metrics.middleware(app, conf)  # counts 401s and 413s too
+    app = metrics.middleware(app, conf, routes.paths)  # counts 401s and 413s too
     app = requestlog.RequestLog(app)
     app = health.HealthCheck(app, conf, db)  # before auth; not logged per probe
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

@@ -13,26 +13,22 @@ CONTEXT_ENVIRON = "placement.context"
 LOG = logging.getLogger("placement.auth")
 
 
-# Served without authentication: the version document and the API
-# description (the latter is not the reference's).
-OPEN_PATHS = frozenset({"/", "/openapi.json"})
-# as keystonemiddleware sees requests, an empty path is the version document's too
-_OPEN_OR_EMPTY = OPEN_PATHS | {""}
-
-
-def _is_open(environ) -> bool:
-    return environ.get("PATH_INFO", "") in _OPEN_OR_EMPTY
+def _open_or_empty(open_paths: frozenset[str]) -> frozenset[str]:
+    # as keystonemiddleware sees requests, an empty path is the version document's too
+    return open_paths | {""}
 
 
 class NoAuth:
     """Trusts the token: ``admin`` is an administrator, ``user:project``
-    otherwise; ``X-Roles`` and ``OpenStack-System-Scope`` are honoured."""
+    otherwise; ``X-Roles`` and ``OpenStack-System-Scope`` are honoured.
+    ``open_paths`` (the route table's open routes) need no token."""
 
-    def __init__(self, app):
+    def __init__(self, app, open_paths: frozenset[str]):
         self.app = app
+        self.open_paths = open_paths
 
     def __call__(self, environ, start_response):
-        if environ.get("PATH_INFO") in OPEN_PATHS:
+        if environ.get("PATH_INFO") in self.open_paths:
             return self.app(environ, start_response)
         token = environ.get("HTTP_X_AUTH_TOKEN")
         if token is None:
@@ -52,28 +48,32 @@ class NoAuth:
 
 
 class Keystone(auth_token.AuthProtocol):
-    """keystonemiddleware's auth_token, except for the version document."""
+    """keystonemiddleware's auth_token, except for ``open_paths`` (the
+    version document's and the API description's)."""
 
-    def __init__(self, app, conf):
+    def __init__(self, app, conf, open_paths: frozenset[str]):
         self._unauthenticated_app = app
+        self._open_or_empty = _open_or_empty(open_paths)
         super().__init__(app, {"oslo_config_config": conf})
 
     def __call__(self, environ, start_response):
-        if _is_open(environ):
+        if environ.get("PATH_INFO", "") in self._open_or_empty:
             return self._unauthenticated_app(environ, start_response)
         return super().__call__(environ, start_response)
 
 
 class ContextMiddleware:
-    """Builds the RequestContext from the identity headers auth left behind."""
+    """Builds the RequestContext from the identity headers auth left behind
+    (none needed on ``open_paths``)."""
 
-    def __init__(self, app):
+    def __init__(self, app, open_paths: frozenset[str]):
         self.app = app
+        self._open_or_empty = _open_or_empty(open_paths)
 
     def __call__(self, environ, start_response):
         ctx = RequestContext.from_environ(
             environ, request_id=environ.get(errors.REQUEST_ID_ENVIRON))
-        if ctx.user_id is None and not _is_open(environ):
+        if ctx.user_id is None and environ.get("PATH_INFO", "") not in self._open_or_empty:
             LOG.debug("Neither X_USER_ID nor X_USER found in request")
             return webob.exc.HTTPUnauthorized()(environ, start_response)
         environ[CONTEXT_ENVIRON] = ctx

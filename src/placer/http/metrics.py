@@ -1,4 +1,5 @@
-"""Prometheus metrics: ``GET /metrics``, off unless ``[placer] metrics_enabled``.
+"""Prometheus metrics: ``GET /metrics``, off unless ``[placer] metrics_enabled``
+(a route of the table, served by ``placer.handlers.metrics``).
 
 What is measured (the README lists every metric):
 
@@ -27,10 +28,12 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Iterable
 
 import falcon.constants
+from falcon.routing import CompiledRouter
 
-from placer import exceptions, microversions, policy
+from placer import exceptions, microversions
 from placer.candidates.service import Timings
 from placer.db import engine as db_engine
 from placer.http import errors
@@ -50,7 +53,6 @@ MAX_GROUPS_LABEL = 10  # "10+" beyond: the label's values stay few
 
 _lock = threading.Lock()
 _metrics: "_Metrics | None" = None
-_router = None
 
 
 def enabled(conf) -> bool:
@@ -174,54 +176,31 @@ class _RouteTemplate:
             req.env[ROUTE_ENVIRON] = req.uri_template
 
 
-class _MetricsResource:
-    def on_get(self, req, resp) -> None:
-        req.context.auth.can(policy.METRICS_SHOW)
-        from prometheus_client import REGISTRY, CollectorRegistry, multiprocess
-        from prometheus_client.exposition import choose_encoder
-
-        if os.environ.get(MULTIPROC_ENV):
-            registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)
-        else:
-            registry = REGISTRY
-        encoder, content_type = choose_encoder(req.get_header("Accept") or "")
-        resp.data = encoder(registry)
-        resp.content_type = content_type
-
-
 def install(app, conf) -> None:
-    """On the falcon app, when enabled: ``GET /metrics`` and the route labels."""
+    """On the falcon app, when enabled: the matched route's template, for the
+    label (``GET /metrics`` itself is a route of the table)."""
     if not enabled(conf):
         return
     get()
     app.add_middleware(_RouteTemplate())
-    app.add_route("/metrics", _MetricsResource())
-
-
-def _route_of(path: str) -> str:
-    """The template a path falls under, for requests refused before routing."""
-    global _router
-    if _router is None:
-        from falcon.routing import CompiledRouter
-
-        from placer.routes import ROUTES
-
-        router = CompiledRouter()
-        for template in (*ROUTES, "/metrics"):
-            router.add_route(template, object())
-        _router = router
-    found = _router.find(path)
-    return (found[3] if found else None) or UNMATCHED
 
 
 class Middleware:
     """WSGI middleware counting and timing every request (outside auth, so the
-    401s and 413s are counted too)."""
+    401s and 413s are counted too). ``templates`` are the route table's paths:
+    the label of a request refused before routing is the one its path falls
+    under."""
 
-    def __init__(self, app):
+    def __init__(self, app, templates: Iterable[str]):
         self.app = app
         self.metrics = get()
+        self._router = CompiledRouter()
+        for template in templates:
+            self._router.add_route(template, object())
+
+    def _route_of(self, path: str) -> str:
+        found = self._router.find(path)
+        return (found[3] if found else None) or UNMATCHED
 
     def __call__(self, environ, start_response):
         start = time.perf_counter()
@@ -249,7 +228,7 @@ class Middleware:
             LOG.exception("could not count a request in the metrics")
 
     def _count(self, environ, status: str, seconds: float) -> None:
-        route = environ.get(ROUTE_ENVIRON) or _route_of(environ.get("PATH_INFO", ""))
+        route = environ.get(ROUTE_ENVIRON) or self._route_of(environ.get("PATH_INFO", ""))
         # a client may send any method name: an unknown one must not make a series
         method = environ.get("REQUEST_METHOD", "")
         if method not in falcon.constants.HTTP_METHODS:
@@ -286,6 +265,6 @@ class _Closing:
             self._done()
 
 
-def middleware(app, conf):
+def middleware(app, conf, templates: Iterable[str]):
     """``app`` wrapped in the counting middleware when metrics are enabled."""
-    return Middleware(app) if enabled(conf) else app
+    return Middleware(app, templates) if enabled(conf) else app

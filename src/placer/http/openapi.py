@@ -1,9 +1,10 @@
 """The OpenAPI 3.1 document of the API, one per microversion.
 
-Written from the route table (``placer.routes``: paths, methods, handlers and
-the version each appeared in) and the schema table (``placer.schemas.api``:
-per microversion window, the body and query schemas the handlers validate
-with and the answers' schemas), so it describes what is served.
+Written from the route table the app serves (``routing.Table``: paths,
+methods, handlers, the versions each is served at and, per microversion
+window, the body and query schemas the handlers validate with and the
+answers' schemas), so it describes what is served. Routes served only when
+the configuration enables them (``/metrics``) are left out.
 
 OpenAPI has no notion of microversions, so there is one document per
 version: ``document((1, 20))`` holds the operations that exist at 1.20 with
@@ -17,10 +18,8 @@ import functools
 import re
 
 from placer import microversions as mv
-from placer.http import auth
+from placer.http.routing import Answers, Route, Table, Window
 from placer.microversions import Version
-from placer.routes import ROUTES
-from placer.schemas import api
 from placer.schemas import responses as r
 
 OPENAPI_VERSION = "3.1.0"
@@ -34,17 +33,13 @@ _EXAMPLES = {"resources": "VCPU:1,MEMORY_MB:512", "limit": "5", "group_policy": 
 
 
 @functools.cache
-def document(version: Version) -> dict:
-    """The whole document for ``version`` (a dict; cached, do not modify)."""
+def document(routes: Table, version: Version) -> dict:
+    """The whole document of ``routes`` for ``version`` (a dict; cached, do not modify)."""
     paths: dict[str, dict] = {}
-    for path, methods in ROUTES.items():
-        operations = {}
-        for method, target in methods.items():
-            if version < target.since:
-                continue
-            window = api.TABLE[(path, method)].at(version)
-            operations[method.lower()] = _operation(path, method, target.target,
-                                                    target.since, window)
+    for path, routes_of_path in routes.paths.items():
+        operations = {route.method.lower(): _operation(route, route.at(version))
+                      for route in routes_of_path
+                      if route.enabled is None and route.serves(version)}
         if operations:
             paths[path] = operations
     return {
@@ -79,19 +74,20 @@ def document(version: Version) -> dict:
     }
 
 
-def _operation(path: str, method: str, target: str, since: Version,
-               window: api.Window) -> dict:
+def _operation(route: Route, window: Window) -> dict:
+    # the handler's module under placer.handlers names its tag
+    tag = route.handler.__module__.rpartition(".")[2]
     operation: dict = {
-        "operationId": target.replace(":", "."),
-        "tags": [target.partition(":")[0]],
-        "x-since": mv.text(since),
+        "operationId": f"{tag}.{route.handler.__name__}",
+        "tags": [tag],
+        "x-since": mv.text(route.since),
         "x-microversions": {"first": mv.text(window.first), "last": mv.text(window.last)},
         "parameters": ([{"$ref": "#/components/parameters/microversion"}]
-                       + _path_parameters(path)
+                       + _path_parameters(route.path)
                        + (_query_parameters(window.query.schema) if window.query else [])),
         "responses": _responses(window.answers or {}),
     }
-    if path in auth.OPEN_PATHS:
+    if route.open:
         operation["security"] = []
     else:
         operation["responses"]["401"] = {"$ref": "#/components/responses/Unauthorized"}
@@ -133,7 +129,7 @@ def _example(param: dict) -> dict:
     return param
 
 
-def _responses(answers: api.Answers) -> dict:
+def _responses(answers: Answers) -> dict:
     result: dict = {}
     for status, schema in answers.items():
         if status >= 400:

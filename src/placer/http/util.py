@@ -9,8 +9,8 @@ import orjson
 
 from placer import microversions
 from placer.http.request import Request
+from placer.http.routing import Window
 from placer.microversions import Version
-from placer.schemas import api
 
 
 def want(req: Request, version: Version) -> bool:
@@ -25,14 +25,14 @@ def version(req: Request) -> Version:
     return (v.major, v.minor)
 
 
-def _window(req: Request) -> api.Window:
-    # handlers are reached through a route, so the template is set
-    return api.TABLE[(req.uri_template or "", req.method)].at(version(req))
+def _window(req: Request) -> Window:
+    # handlers are reached through a route: the router set it
+    return req.context.route.at(version(req))
 
 
 def body_schema(req: Request):
-    """The validator of the request's body at its route, method and microversion
-    (``placer.schemas.api``, which the OpenAPI document is written from)."""
+    """The validator of the request's body at its route and microversion (the
+    route table's, which the OpenAPI document is written from)."""
     return _window(req).body
 
 

@@ -69,3 +69,15 @@ QUERY = Since({boundary: _validator(boundary) for boundary in (
 def validate(instance: dict[str, str], version: mv.Version) -> None:
     """Raise BadRequest with the reference's text if ``instance`` is invalid."""
     check_query(instance, QUERY.at(version))
+
+
+def _with_provider(query):
+    """A candidate query validator that also takes explain's ``provider``."""
+    schema = query.schema
+    return validator({**schema, "properties": {
+        **schema["properties"], "provider": {"type": "string", "format": "uuid"}}},
+        QUERY_FORMATS)
+
+
+# GET /allocation_candidates/explain (Placer's own): the same query plus provider=<uuid>
+EXPLAIN_QUERY = Since({first: _with_provider(v) for first, v in QUERY.steps})

@@ -2,11 +2,10 @@
 microversion window (list form before 1.12, dict form after; project/user
 from 1.8; consumer_generation 1.28; mappings 1.34; consumer_type 1.38)."""
 
-import functools
-
 from placer import microversions as mv
 from placer.model.names import NAME_PATTERN
 from placer.schemas.validation import validator
+from placer.schemas.versioned import Since
 
 UUID_PATTERN = "^[0-9a-fA-F-]{36}$"
 SUFFIX_PATTERN = "[a-zA-Z0-9_-]{1,64}"  # unanchored, as the reference has it
@@ -66,12 +65,11 @@ def _consumer(version: mv.Version, min_providers: int) -> dict:
     return _strict(props, required)
 
 
-# The windows in which each body shape applies are in placer.schemas.api:
-# put_body and post_body build the body of the window starting at ``window``.
+# The body of the window starting at ``window``; PUT_BODY and POST_BODY
+# below hold one per window.
 
 
-@functools.cache
-def put_body(window: mv.Version):
+def _put_body(window: mv.Version):
     if window >= mv.ALLOCATIONS_DICT:
         # emptying a consumer with {} is allowed once generations exist (1.28)
         return validator(_consumer(window, 0 if window >= mv.CONSUMER_GENERATIONS else 1))
@@ -83,14 +81,21 @@ def put_body(window: mv.Version):
     return validator(LIST_FORM)
 
 
-@functools.cache
-def post_body(window: mv.Version):
+def _post_body(window: mv.Version):
     return validator({
         "type": "object",
         "minProperties": 1,
         "patternProperties": {UUID_PATTERN: _consumer(window, 0)},
         "additionalProperties": False,
     })
+
+
+# PUT /allocations/{consumer_uuid} and POST /allocations (1.13)
+PUT_BODY = Since({window: _put_body(window) for window in (
+    mv.BASE, mv.CONSUMER_OWNER, mv.ALLOCATIONS_DICT, mv.CONSUMER_GENERATIONS,
+    mv.GROUP_MAPPINGS, mv.CONSUMER_TYPES)})
+POST_BODY = Since({window: _post_body(window) for window in (
+    mv.POST_ALLOCATIONS, mv.CONSUMER_GENERATIONS, mv.GROUP_MAPPINGS, mv.CONSUMER_TYPES)})
 
 
 def consumers_schema(version: mv.Version) -> dict:

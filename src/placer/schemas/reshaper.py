@@ -1,16 +1,15 @@
 """POST /reshaper (1.30): inventories per provider plus allocations per
 consumer (the POST /allocations shape of the same microversion, {} allowed)."""
 
-import functools
-
+from placer import microversions as mv
 from placer.schemas import allocations
 from placer.schemas.inventories import ALL_SCHEMA
 from placer.schemas.validation import validator
+from placer.schemas.versioned import Since
 
 
-@functools.cache
-def body(window: tuple[int, int]):
-    """The body of the window starting at ``window`` (windows: placer.schemas.api)."""
+def _body(window: mv.Version):
+    """The body of the window starting at ``window``."""
     return validator({
         "type": "object",
         "properties": {
@@ -25,3 +24,7 @@ def body(window: tuple[int, int]):
         "required": ["inventories", "allocations"],
         "additionalProperties": False,
     })
+
+
+BODY = Since({window: _body(window)
+              for window in (mv.RESHAPER, mv.GROUP_MAPPINGS, mv.CONSUMER_TYPES)})

@@ -1,10 +1,10 @@
 """JSON Schemas of the answers, per resource and microversion window.
 
 Plain JSON Schema (draft 2020-12, as OpenAPI 3.1 reads it). They are not
-used to serve requests: ``placer.schemas.api`` puts them in the OpenAPI
-document, and the schemathesis run (tests/functional/test_schemathesis.py)
-checks live answers against them, so a change of an answer that is not
-written here fails a test.
+used to serve requests: the route table (``placer.route_table``) puts them
+in the OpenAPI document, and the schemathesis run
+(tests/functional/test_schemathesis.py) checks live answers against them, so
+a change of an answer that is not written here fails a test.
 
 Objects are closed (``additionalProperties: false``) wherever the reference
 documents a fixed set of keys, so that a key added by mistake is caught.

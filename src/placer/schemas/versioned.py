@@ -1,7 +1,7 @@
 """The one way to pick a schema (or anything else) by microversion.
 
 ``Since({BASE: a, NESTED_PROVIDERS: b}).at(version)`` is ``a`` from 1.0 and
-``b`` from 1.14 on. The route table of schemas (``placer.schemas.api``) is
+``b`` from 1.14 on. The route table's schemas (``placer.route_table``) are
 made of these, and handlers, the query parsers and the OpenAPI document all
 read the same objects. Plain data: the pure core may import it.
 """
