@@ -26,7 +26,6 @@ from placer.handlers import (
     aggregates,
     allocation_candidates,
     allocations,
-    explain,
     inventories,
     metrics,
     openapi,
@@ -187,7 +186,7 @@ ROUTES = Table([
               mv.NESTED_CANDIDATES: {200: r.candidates("dict", True, True)},
               mv.GROUP_MAPPINGS: {200: r.candidates("mappings", True, True)}})),
     # not the reference's (README): the same query plus provider=<uuid>
-    Route("GET", "/allocation_candidates/explain", explain.explain_candidates,
+    Route("GET", "/allocation_candidates/explain", allocation_candidates.explain_candidates,
           since=mv.ALLOCATION_CANDIDATES, policy=policy.ALLOCATION_CANDIDATES_EXPLAIN,
           query=candidates_schema.EXPLAIN_QUERY, answers={200: r.EXPLAIN}),
 

@@ -1,7 +1,7 @@
 """The named microversions: one name per version, 1.0 to 1.39, in order."""
 
 from placer import microversions
-from placer.http import errors, microversion
+from placer.http import errors, version_header
 
 NAMES = {name: value for name, value in vars(microversions).items()
          if name.isupper() and name not in ("MIN", "MAX", "ALL")}
@@ -27,13 +27,13 @@ def test_text_is_the_header_form():
 
 
 def test_http_layer_serves_exactly_the_named_range():
-    assert microversion.VERSIONS == [f"1.{minor}" for minor in range(40)]
+    assert version_header.VERSIONS == [f"1.{minor}" for minor in range(40)]
     assert (errors.MIN_VERSION, errors.MAX_VERSION) == ("1.0", "1.39")
     assert errors.ERROR_CODE_MICROVERSION == (1, 23)
 
 
 def test_names_are_plain_tuples_that_compare_with_parsed_versions():
-    parsed = microversion.parse("1.38")
+    parsed = version_header.parse("1.38")
     assert parsed >= microversions.CONSUMER_TYPES
     assert parsed < microversions.ANY_TRAITS
     assert all(type(v) is tuple and len(v) == 2 for v in NAMES.values())

@@ -1,4 +1,10 @@
-"""GET /allocation_candidates (1.10): where can this request fit?"""
+"""GET /allocation_candidates (1.10): where can this request fit? And
+GET /allocation_candidates/explain (1.10, Placer's own): why this answer?
+
+Explain takes the same query, parsed and validated the same way (same
+400s), plus an optional ``provider=<uuid>`` to report on one provider and
+its tree; its answer is candidates/explanation's funnel.
+"""
 
 import random
 
@@ -6,6 +12,7 @@ import falcon
 
 from placer import collector
 from placer.candidates import render, service
+from placer.candidates.explanation import render as explanation_render
 from placer.candidates.parser import parse_query
 from placer.db import candidates as db
 from placer.http import metrics, query, util
@@ -29,3 +36,13 @@ def list_candidates(req: Request, resp: falcon.Response):
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))
+
+
+@returns_json
+# a whole-cloud snapshot, freed with this function's locals inside the pause
+@collector.paused()
+def explain_candidates(req: Request, resp: falcon.Response):
+    result = service.explain_query(
+        db.reader(req.context.db), query.pairs(req), util.version(req),
+        max_candidates=req.context.conf.placement.max_allocation_candidates)
+    util.send_json(req, resp, explanation_render.body(result))

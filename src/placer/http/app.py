@@ -9,7 +9,16 @@ from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placer import exceptions
 from placer.db.engine import Database
-from placer.http import auth, bodylimit, errors, health, metrics, microversion, requestlog, routing
+from placer.http import (
+    auth,
+    bodylimit,
+    errors,
+    health,
+    metrics,
+    requestlog,
+    routing,
+    version_header,
+)
 from placer.http.request import Request
 
 LOG = logging.getLogger("placement.api")
@@ -96,7 +105,7 @@ def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
         conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
     open_paths = routes.open_paths()
-    app = microversion.middleware(app)
+    app = version_header.middleware(app)
     app = auth.ContextMiddleware(app, open_paths)
     if conf.api.auth_strategy == "noauth2":
         app = auth.NoAuth(app, open_paths)

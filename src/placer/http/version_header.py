@@ -1,4 +1,5 @@
-"""Microversions: the supported range and the header middleware."""
+"""The OpenStack-API-Version header: the supported range, and the middleware
+that negotiates it (the versions themselves are named in placer.microversions)."""
 
 import microversion_parse
 from microversion_parse import middleware as mp_middleware
