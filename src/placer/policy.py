@@ -7,6 +7,7 @@ so they must stay byte-for-byte identical to placement's.
 
 import logging
 import threading
+from collections.abc import Mapping
 
 from oslo_config import cfg
 from oslo_policy import opts as policy_opts
@@ -95,77 +96,44 @@ PROVIDER_ALLOCATIONS_LIST = "placement:resource_providers:allocations:list"
 ALLOCATION_CANDIDATES_LIST = "placement:allocation_candidates:list"
 RESHAPE = "placement:reshaper:reshape"
 
-_RP = "/resource_providers/{uuid}"
-
-# (name, check_str, description, "METHOD /path" operations); all project-scoped.
-# The operations, which the sample policy file lists, are the routes of
-# placer.route_table that name the rule, in table order
-# (tests/unit/test_route_table.py checks that the two agree).
+# (name, check_str, description); all project-scoped. The operations the
+# sample policy file lists for a rule are the routes of placer.route_table
+# that name it (see ``defaults``).
 _API_RULES = [
-    (RESOURCE_PROVIDERS_LIST, ADMIN_OR_SERVICE,
-     "List resource providers.", ["GET /resource_providers"]),
-    (RESOURCE_PROVIDERS_CREATE, ADMIN_OR_SERVICE,
-     "Create resource provider.", ["POST /resource_providers"]),
-    (RESOURCE_PROVIDERS_SHOW, ADMIN_OR_SERVICE,
-     "Show resource provider.", [f"GET {_RP}"]),
-    (RESOURCE_PROVIDERS_UPDATE, ADMIN_OR_SERVICE,
-     "Update resource provider.", [f"PUT {_RP}"]),
-    (RESOURCE_PROVIDERS_DELETE, ADMIN_OR_SERVICE,
-     "Delete resource provider.", [f"DELETE {_RP}"]),
-    (RESOURCE_CLASSES_LIST, ADMIN_OR_SERVICE,
-     "List resource classes.", ["GET /resource_classes"]),
-    (RESOURCE_CLASSES_CREATE, ADMIN_OR_SERVICE,
-     "Create resource class.", ["POST /resource_classes"]),
-    (RESOURCE_CLASSES_SHOW, ADMIN_OR_SERVICE,
-     "Show resource class.", ["GET /resource_classes/{name}"]),
-    (RESOURCE_CLASSES_UPDATE, ADMIN_OR_SERVICE,
-     "Update resource class.", ["PUT /resource_classes/{name}"]),
-    (RESOURCE_CLASSES_DELETE, ADMIN_OR_SERVICE,
-     "Delete resource class.", ["DELETE /resource_classes/{name}"]),
-    (INVENTORIES_LIST, ADMIN_OR_SERVICE,
-     "List resource provider inventories.", [f"GET {_RP}/inventories"]),
-    (INVENTORIES_CREATE, ADMIN_OR_SERVICE,
-     "Create one resource provider inventory.", [f"POST {_RP}/inventories"]),
-    (INVENTORIES_SHOW, ADMIN_OR_SERVICE,
-     "Show resource provider inventory.", [f"GET {_RP}/inventories/{{resource_class}}"]),
-    (INVENTORIES_UPDATE, ADMIN_OR_SERVICE,
-     "Update resource provider inventory.",
-     [f"PUT {_RP}/inventories", f"PUT {_RP}/inventories/{{resource_class}}"]),
-    (INVENTORIES_DELETE, ADMIN_OR_SERVICE,
-     "Delete resource provider inventory.",
-     [f"DELETE {_RP}/inventories", f"DELETE {_RP}/inventories/{{resource_class}}"]),
-    (AGGREGATES_LIST, ADMIN_OR_SERVICE,
-     "List resource provider aggregates.", [f"GET {_RP}/aggregates"]),
-    (AGGREGATES_UPDATE, ADMIN_OR_SERVICE,
-     "Update resource provider aggregates.", [f"PUT {_RP}/aggregates"]),
-    (PROVIDER_USAGES, ADMIN_OR_SERVICE,
-     "List resource provider usages.", [f"GET {_RP}/usages"]),
+    (RESOURCE_PROVIDERS_LIST, ADMIN_OR_SERVICE, "List resource providers."),
+    (RESOURCE_PROVIDERS_CREATE, ADMIN_OR_SERVICE, "Create resource provider."),
+    (RESOURCE_PROVIDERS_SHOW, ADMIN_OR_SERVICE, "Show resource provider."),
+    (RESOURCE_PROVIDERS_UPDATE, ADMIN_OR_SERVICE, "Update resource provider."),
+    (RESOURCE_PROVIDERS_DELETE, ADMIN_OR_SERVICE, "Delete resource provider."),
+    (RESOURCE_CLASSES_LIST, ADMIN_OR_SERVICE, "List resource classes."),
+    (RESOURCE_CLASSES_CREATE, ADMIN_OR_SERVICE, "Create resource class."),
+    (RESOURCE_CLASSES_SHOW, ADMIN_OR_SERVICE, "Show resource class."),
+    (RESOURCE_CLASSES_UPDATE, ADMIN_OR_SERVICE, "Update resource class."),
+    (RESOURCE_CLASSES_DELETE, ADMIN_OR_SERVICE, "Delete resource class."),
+    (INVENTORIES_LIST, ADMIN_OR_SERVICE, "List resource provider inventories."),
+    (INVENTORIES_CREATE, ADMIN_OR_SERVICE, "Create one resource provider inventory."),
+    (INVENTORIES_SHOW, ADMIN_OR_SERVICE, "Show resource provider inventory."),
+    (INVENTORIES_UPDATE, ADMIN_OR_SERVICE, "Update resource provider inventory."),
+    (INVENTORIES_DELETE, ADMIN_OR_SERVICE, "Delete resource provider inventory."),
+    (AGGREGATES_LIST, ADMIN_OR_SERVICE, "List resource provider aggregates."),
+    (AGGREGATES_UPDATE, ADMIN_OR_SERVICE, "Update resource provider aggregates."),
+    (PROVIDER_USAGES, ADMIN_OR_SERVICE, "List resource provider usages."),
     (TOTAL_USAGES, ADMIN_OR_PROJECT_READER_OR_SERVICE,
-     "List total resource usages for a given project.", ["GET /usages"]),
-    (TRAITS_LIST, ADMIN_OR_SERVICE, "List traits.", ["GET /traits"]),
-    (TRAITS_SHOW, ADMIN_OR_SERVICE, "Show trait.", ["GET /traits/{name}"]),
-    (TRAITS_UPDATE, ADMIN_OR_SERVICE, "Update trait.", ["PUT /traits/{name}"]),
-    (TRAITS_DELETE, ADMIN_OR_SERVICE, "Delete trait.", ["DELETE /traits/{name}"]),
-    (PROVIDER_TRAITS_LIST, ADMIN_OR_SERVICE,
-     "List resource provider traits.", [f"GET {_RP}/traits"]),
-    (PROVIDER_TRAITS_UPDATE, ADMIN_OR_SERVICE,
-     "Update resource provider traits.", [f"PUT {_RP}/traits"]),
-    (PROVIDER_TRAITS_DELETE, ADMIN_OR_SERVICE,
-     "Delete resource provider traits.", [f"DELETE {_RP}/traits"]),
-    (ALLOCATIONS_MANAGE, ADMIN_OR_SERVICE,
-     "Manage allocations.", ["POST /allocations"]),
-    (ALLOCATIONS_LIST, ADMIN_OR_SERVICE,
-     "List allocations.", ["GET /allocations/{consumer_uuid}"]),
-    (ALLOCATIONS_UPDATE, ADMIN_OR_SERVICE,
-     "Update allocations.", ["PUT /allocations/{consumer_uuid}"]),
-    (ALLOCATIONS_DELETE, ADMIN_OR_SERVICE,
-     "Delete allocations.", ["DELETE /allocations/{consumer_uuid}"]),
-    (PROVIDER_ALLOCATIONS_LIST, ADMIN_OR_SERVICE,
-     "List resource provider allocations.", [f"GET {_RP}/allocations"]),
-    (ALLOCATION_CANDIDATES_LIST, ADMIN_OR_SERVICE,
-     "List allocation candidates.", ["GET /allocation_candidates"]),
-    (RESHAPE, SERVICE,
-     "Reshape Inventory and Allocations.", ["POST /reshaper"]),
+     "List total resource usages for a given project."),
+    (TRAITS_LIST, ADMIN_OR_SERVICE, "List traits."),
+    (TRAITS_SHOW, ADMIN_OR_SERVICE, "Show trait."),
+    (TRAITS_UPDATE, ADMIN_OR_SERVICE, "Update trait."),
+    (TRAITS_DELETE, ADMIN_OR_SERVICE, "Delete trait."),
+    (PROVIDER_TRAITS_LIST, ADMIN_OR_SERVICE, "List resource provider traits."),
+    (PROVIDER_TRAITS_UPDATE, ADMIN_OR_SERVICE, "Update resource provider traits."),
+    (PROVIDER_TRAITS_DELETE, ADMIN_OR_SERVICE, "Delete resource provider traits."),
+    (ALLOCATIONS_MANAGE, ADMIN_OR_SERVICE, "Manage allocations."),
+    (ALLOCATIONS_LIST, ADMIN_OR_SERVICE, "List allocations."),
+    (ALLOCATIONS_UPDATE, ADMIN_OR_SERVICE, "Update allocations."),
+    (ALLOCATIONS_DELETE, ADMIN_OR_SERVICE, "Delete allocations."),
+    (PROVIDER_ALLOCATIONS_LIST, ADMIN_OR_SERVICE, "List resource provider allocations."),
+    (ALLOCATION_CANDIDATES_LIST, ADMIN_OR_SERVICE, "List allocation candidates."),
+    (RESHAPE, SERVICE, "Reshape Inventory and Allocations."),
 ]
 
 # Placer's own rules, for what the reference does not have (same form, listed
@@ -174,29 +142,26 @@ METRICS_SHOW = "placement:metrics:show"
 ALLOCATION_CANDIDATES_EXPLAIN = "placement:allocation_candidates:explain"
 
 _PLACER_RULES = [
-    (METRICS_SHOW, ADMIN,
-     "Read the Prometheus metrics ([placer] metrics_enabled).", ["GET /metrics"]),
+    (METRICS_SHOW, ADMIN, "Read the Prometheus metrics ([placer] metrics_enabled)."),
     (ALLOCATION_CANDIDATES_EXPLAIN, ADMIN,
-     "Explain an allocation candidates query: what each constraint leaves.",
-     ["GET /allocation_candidates/explain"]),
+     "Explain an allocation candidates query: what each constraint leaves."),
 ]
 
 
-def _operations(specs):
-    return [dict(zip(("method", "path"), spec.split(" ", 1), strict=True)) for spec in specs]
-
-
-def list_rules() -> list[oslo_policy.RuleDefault]:
-    """All rule defaults, base rules first (the order of placement's sample file)."""
+def defaults(operations: Mapping[str, list[tuple[str, str]]]) -> list[oslo_policy.RuleDefault]:
+    """All rule defaults, base rules first (the order of placement's sample
+    file); ``operations``: rule name -> the (method, path) pairs that check
+    it, which placer.route_table gives."""
     rules: list[oslo_policy.RuleDefault] = [
         oslo_policy.RuleDefault(name, check, description=desc, scope_types=scopes,
                                 deprecated_rule=legacy)
         for name, check, desc, scopes, legacy in _BASE_RULES
     ]
     rules.extend(
-        oslo_policy.DocumentedRuleDefault(name, check, desc, _operations(ops),
-                                          scope_types=list(_PROJECT))
-        for name, check, desc, ops in (*_API_RULES, *_PLACER_RULES)
+        oslo_policy.DocumentedRuleDefault(
+            name, check, desc, [{"method": m, "path": p} for m, p in operations[name]],
+            scope_types=list(_PROJECT))
+        for name, check, desc in (*_API_RULES, *_PLACER_RULES)
     )
     return rules
 
@@ -205,8 +170,10 @@ _ENFORCER: oslo_policy.Enforcer | None = None
 _LOCK = threading.Lock()
 
 
-def init(conf: cfg.ConfigOpts, suppress_deprecation_warnings: bool = False) -> None:
-    """Create the process-wide enforcer from ``conf`` (idempotent).
+def init(conf: cfg.ConfigOpts, rules: list[oslo_policy.RuleDefault],
+         suppress_deprecation_warnings: bool = False) -> None:
+    """Create the process-wide enforcer from ``conf`` with the ``rules``'
+    defaults (idempotent).
 
     ``[oslo_policy] policy_file``/``enforce_new_defaults`` come from ``conf``.
     Scope checking is left to oslo.policy, as in the reference: releases that
@@ -222,7 +189,7 @@ def init(conf: cfg.ConfigOpts, suppress_deprecation_warnings: bool = False) -> N
         # warning per rule on each start.
         enforcer.suppress_default_change_warnings = True
         enforcer.suppress_deprecation_warnings = suppress_deprecation_warnings
-        enforcer.register_defaults(list_rules())
+        enforcer.register_defaults(rules)
         # Fail at start-up, not on first request, if the policy file is bad.
         enforcer.load_rules()
         _ENFORCER = enforcer
@@ -237,15 +204,16 @@ def reset() -> None:
         _ENFORCER = None
 
 
-def get_enforcer() -> oslo_policy.Enforcer:
-    """The live enforcer. The oslopolicy tools (entry point oslo.policy.enforcer)
-    call this in a fresh process: then it is built from the tool's
+def get_enforcer(rules: list[oslo_policy.RuleDefault]) -> oslo_policy.Enforcer:
+    """The live enforcer. The oslopolicy tools (entry point oslo.policy.enforcer,
+    placer.route_table.policy_enforcer) call this in a fresh process: then it
+    is built with ``rules`` from the tool's
     ``--config-file`` or, as the reference does, from the placement.conf
     oslo.config finds (for ``[oslo_policy] policy_file``)."""
     if _ENFORCER is None:
         if not getattr(cfg.CONF, "config_file", None):
             cfg.CONF([], project="placement")
-        init(cfg.CONF)
+        init(cfg.CONF, rules)
     assert _ENFORCER is not None
     return _ENFORCER
 

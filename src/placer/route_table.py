@@ -13,12 +13,15 @@ The application is built from this table (``placer.wsgi`` hands it to
 the metrics' route labels and the OpenAPI document all come from here, and
 handlers find their validators in their route (``util.body_schema``,
 ``util.query_schema``). Adding a route is adding an entry here. The policy
-rules themselves (defaults, descriptions, the operations the sample policy
-file lists) are in ``placer.policy``; tests check that both agree.
+rules themselves (defaults, descriptions) are in ``placer.policy``; the
+operations the sample policy file lists for each come from here
+(``policy_defaults``).
 
 Order matters: the OpenAPI document lists the paths in this order, and
 ``Allow`` a path's methods.
 """
+
+from oslo_policy import policy as oslo_policy
 
 from placer import microversions as mv
 from placer import policy
@@ -217,3 +220,14 @@ ROUTES = Table([
     Route("GET", "/metrics", metrics.show_metrics, policy=policy.METRICS_SHOW,
           enabled=http_metrics.enabled),
 ])
+
+
+def policy_defaults() -> list[oslo_policy.RuleDefault]:
+    """Every policy rule's default, with the routes that check it (the
+    oslo.policy.policies entry point: the sample policy file lists them)."""
+    return policy.defaults(ROUTES.operations())
+
+
+def policy_enforcer() -> oslo_policy.Enforcer:
+    """The live enforcer (the oslo.policy.enforcer entry point)."""
+    return policy.get_enforcer(policy_defaults())

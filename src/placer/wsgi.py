@@ -20,7 +20,7 @@ from placer import conf as placer_conf
 from placer.db import engine as db_engine
 from placer.db import schema_migrations, sync
 from placer.http import app as http_app
-from placer.route_table import ROUTES
+from placer.route_table import ROUTES, policy_defaults
 
 
 def prepare_database(db: db_engine.Database, migrate: bool) -> None:
@@ -57,7 +57,7 @@ def open_database(conf) -> db_engine.Database:
 
 def create_app(conf, db: db_engine.Database | None = None):
     """The whole WSGI application for ``conf`` (and ``db``, for tests)."""
-    policy.init(conf)
+    policy.init(conf, policy_defaults())
     db = db or lazy_database(conf)
     return http_app.make(db, conf, ROUTES)
 

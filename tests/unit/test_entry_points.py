@@ -21,8 +21,8 @@ def _entry_point(group: str, name: str):
     ("oslo.config.opts", "placement", "placer.conf:list_opts"),
     ("oslo.config.opts", "placement.conf", "placer.conf:list_opts"),
     ("oslo.config.opts.defaults", "placement.conf", "placer.conf:set_lib_defaults"),
-    ("oslo.policy.policies", "placement", "placer.policy:list_rules"),
-    ("oslo.policy.enforcer", "placement", "placer.policy:get_enforcer"),
+    ("oslo.policy.policies", "placement", "placer.route_table:policy_defaults"),
+    ("oslo.policy.enforcer", "placement", "placer.route_table:policy_enforcer"),
     ("oslo.middleware.healthcheck", "placement_database", "placer.http.health:DatabaseCheck"),
 ])
 def test_entry_points_are_declared(group, name, target):

@@ -166,6 +166,14 @@ class Table:
         """The paths served without a token."""
         return frozenset(r.path for r in self.routes if r.open)
 
+    def operations(self) -> dict[str, list[tuple[str, str]]]:
+        """Policy rule -> the (method, path) of each route checking it, in order."""
+        found: dict[str, list[tuple[str, str]]] = {}
+        for route in self.routes:
+            if route.policy is not None:
+                found.setdefault(route.policy, []).append((route.method, route.path))
+        return found
+
 
 class Resource:
     """A falcon resource for one path, dispatching by method and microversion."""
