@@ -1,9 +1,10 @@
-"""The README's deployment recipes work as written: the uwsgi and gunicorn
+"""The documented deployment recipes work as written: the uwsgi and gunicorn
 command lines, and the mod_wsgi script (executed the way mod_wsgi does: the
 file run as a fresh module, then its ``application`` called per request).
 
-The commands and the script are read from the README, so the documentation
-cannot drift from what is tested.
+The commands and the script are read from the page that documents them,
+docs/deployment/servers.md, so the documentation cannot drift from what is
+tested.
 """
 
 import contextlib
@@ -25,20 +26,21 @@ from tests.helpers.deploy import free_port, request
 
 pytestmark = pytest.mark.processes
 
-README = (Path(__file__).parents[2] / "README.md").read_text()
+PAGE = Path(__file__).parents[2] / "docs" / "deployment" / "servers.md"
+DOC = PAGE.read_text()
 BIN = Path(sys.executable).parent
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
 
 
-def _readme_command(server: str) -> list[str]:
-    found = re.search(rf"- {server}: `({server} [^`]+)`", README)
-    assert found, f"no {server} command in README"
+def _documented_command(server: str) -> list[str]:
+    found = re.search(rf"- {server}: `({server} [^`]+)`", DOC)
+    assert found, f"no {server} command in {PAGE}"
     return shlex.split(found.group(1))
 
 
-def _readme_wsgi_script() -> str:
-    found = re.search(r"```python\n(\s*# placement.wsgi\n.*?)```", README, re.S)
-    assert found, "no placement.wsgi script in README"
+def _documented_wsgi_script() -> str:
+    found = re.search(r"```python\n(\s*# placement.wsgi\n.*?)```", DOC, re.S)
+    assert found, f"no placement.wsgi script in {PAGE}"
     return textwrap.dedent(found.group(1))
 
 
@@ -62,8 +64,8 @@ def _clean_env(**extra) -> dict:
 
 
 @pytest.mark.parametrize("server", ["uwsgi", "gunicorn"])
-def test_readme_server_command(server, config_dir, tmp_path):
-    argv = _readme_command(server)
+def test_documented_server_command(server, config_dir, tmp_path):
+    argv = _documented_command(server)
     executable = BIN / server
     if not executable.exists():
         message = f"{server} is not installed in {BIN} (pip install -e '.[test]')"
@@ -138,8 +140,8 @@ print(json.dumps([call("POST", "/resource_providers", {"name": "apache"}),
 """
 
 
-def test_readme_mod_wsgi_script(config_dir, tmp_path):
-    script = _readme_wsgi_script()
+def test_documented_mod_wsgi_script(config_dir, tmp_path):
+    script = _documented_wsgi_script()
     assert '"/etc/placement"' in script
     path = tmp_path / "placement.wsgi"
     path.write_text(script.replace('"/etc/placement"', repr(str(config_dir))))
