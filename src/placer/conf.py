@@ -2,7 +2,7 @@
 
 An upstream ``placement.conf`` must work unchanged, so every option the
 reference registers is registered here too, even those Placer does not act on
-(their help says "Accepted for compatibility", as the README's table does).
+(their help says "Accepted for compatibility", as docs/api/differences.md lists them).
 """
 
 import os

@@ -67,7 +67,7 @@ _AGGREGATES = Since({mv.PROVIDER_AGGREGATES: {200: r.AGGREGATES},
 
 ROUTES = Table([
     Route("GET", "/", root.home, open=True, answers={200: r.VERSIONS}),
-    # not the reference's (README)
+    # not the reference's (docs/api/differences.md)
     Route("GET", "/openapi.json", openapi.document, open=True,
           query=openapi_schema.QUERY, answers={200: r.OPENAPI}),
 
@@ -188,7 +188,7 @@ ROUTES = Table([
               mv.CANDIDATES_REQUIRED: {200: r.candidates("dict", True, False)},
               mv.NESTED_CANDIDATES: {200: r.candidates("dict", True, True)},
               mv.GROUP_MAPPINGS: {200: r.candidates("mappings", True, True)}})),
-    # not the reference's (README): the same query plus provider=<uuid>
+    # not the reference's (docs/api/differences.md): the same query plus provider=<uuid>
     Route("GET", "/allocation_candidates/explain", allocation_candidates.explain_candidates,
           since=mv.ALLOCATION_CANDIDATES, policy=policy.ALLOCATION_CANDIDATES_EXPLAIN,
           query=candidates_schema.EXPLAIN_QUERY, answers={200: r.EXPLAIN}),
@@ -216,7 +216,7 @@ ROUTES = Table([
     Route("DELETE", "/traits/{name}", traits.delete_trait,
           since=mv.TRAITS, policy=policy.TRAITS_DELETE, answers=NO_CONTENT),
 
-    # not the reference's (README): served when [placer] metrics_enabled
+    # not the reference's (docs/api/differences.md): served when [placer] metrics_enabled
     Route("GET", "/metrics", metrics.show_metrics, policy=policy.METRICS_SHOW,
           enabled=http_metrics.enabled),
 ])

@@ -147,7 +147,7 @@ def _add_db_parsers(subparsers) -> None:
                     "Run the online data migrations.")
     online.add_argument("--max-count", metavar="<number>",
                         help="Maximum number of objects to consider")
-    explain.add_parser(subparsers)  # Placer's own: README "Explain"
+    explain.add_parser(subparsers)  # Placer's own: docs/operator/explain.md
 
 
 def _version() -> str:

@@ -1,7 +1,7 @@
 """Prometheus metrics: ``GET /metrics``, off unless ``[placer] metrics_enabled``
 (a route of the table, served by ``placer.handlers.metrics``).
 
-What is measured (the README lists every metric):
+What is measured (docs/operator/metrics.md lists every metric):
 
 - each request, by route template (``/resource_providers/{uuid}``, never the
   raw path), method, microversion and status: a count and a latency histogram;
