@@ -45,13 +45,13 @@ of each run.
   machine. **Peak RSS** is the worker's memory high-water mark during the
   query's runs (reset before each query).
 - The **reference** is the OpenStack Placement release named below,
-  installed in its own virtualenv and served by its gunicorn with one
-  worker, on the same SQLite database file that Placer served just before
-  (also with one worker). **Placer/reference** is the ratio of the median
-  latencies: below 1 Placer is faster, {ratio} means five times faster,
-  the goal for limited queries.
-- Servers run with the noauth2 strategy; the database is a SQLite file on
-  the same machine.
+  installed in its own virtualenv and served by its own gunicorn, with as
+  many workers as Placer, on the same database that Placer served just
+  before. **Placer/reference** is the ratio of the median latencies: below 1
+  Placer is faster, {ratio} means five times faster, the goal for limited
+  queries.
+- Both servers run with the noauth2 strategy, on a database on the same
+  machine (a SQLite file unless a section says otherwise).
 """
 
 SCALE_INTRO = """\
