@@ -61,6 +61,11 @@ database (about 30% of the capacity used, one to five consumers per tree,
 `HW_CPU_X86_AVX2`) and times the same requests at each size: a request
 whose answer does not grow with the cloud should not take longer in a
 bigger one.
+
+At each size the requests run in the order of the tables, on the same
+server: a request's peak RSS includes what the worker kept from the
+requests before it (the memory of the big answers of `providers?resources`
+and `unlimited` stays with the worker, so the rows after them show it).
 """
 
 SCENARIOS_INTRO = """\
