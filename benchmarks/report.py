@@ -377,8 +377,10 @@ def plot_ratios(path: Path, title: str, series: dict[str, list[tuple[str, float 
 
 # -- the page --------------------------------------------------------------------
 
-def _runs_section(runs: list[Run], argv: list[str]) -> list[str]:
+def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[str]:
     out = ["## How they were measured", ""]
+    for note in notes:  # what the files cannot know, such as other load on the machine
+        out += [note, ""]
     machines = {json.dumps(r.data.get("machine"), sort_keys=True) for r in runs}
     for m in sorted(machines):
         machine = json.loads(m)
@@ -597,14 +599,15 @@ def _scenarios_summary(compared: dict[str, list[Pair]]) -> list[str]:
     return [out[-1], ""]
 
 
-def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg") -> list[str]:
+def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
+          notes: list[str] | None = None) -> list[str]:
     """Write the page and the plots; returns the names of the files written."""
     runs = load(paths)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[str] = []
     body = [COMMENT, "", "# Benchmark results", "",
             INTRO.format(ratio=REFERENCE_RATIO), ""]
-    body += _runs_section(runs, argv)
+    body += _runs_section(runs, argv, notes or [])
     scale_runs = [r for r in runs if r.kind == "scale"]
     scenario_runs = [r for r in runs if r.kind != "scale"]
     if scale_runs:
@@ -628,9 +631,11 @@ def main(argv=None) -> int:
                         help="directory of the page and plots (docs/results)")
     parser.add_argument("--format", choices=["svg", "png"], default="svg",
                         help="of the plots (svg)")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a paragraph for the page's 'How they were measured' (repeatable)")
     args = parser.parse_args(argv)
     try:
-        written = write(args.results, Path(args.out), argv, args.format)
+        written = write(args.results, Path(args.out), argv, args.format, args.note)
     except (OSError, ValueError, KeyError, ReportError) as exc:
         print(f"python -m benchmarks.report: {exc}", file=sys.stderr)
         return 1

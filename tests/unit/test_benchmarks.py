@@ -375,7 +375,8 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     pytest.importorskip("matplotlib")
     paths, scale_file, scenarios_file = _fake_results(tmp_path)
     out = tmp_path / "results"
-    written = report.write(paths, out, [*paths, "--out", str(out)])
+    written = report.write(paths, out, [*paths, "--out", str(out)],
+                           notes=["Nothing else ran on the machine."])
     plots = ["scale-flat-latency.svg", "scale-flat-memory.svg", "scale-flat-ratio.svg",
              "scenarios-ratio.svg"]
     assert sorted(written) == sorted(["index.md", *plots])
@@ -394,6 +395,7 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     assert scale_file["command"] in page and scenarios_file["command"] in page
     assert "python -m benchmarks.report " + " ".join(paths) in page
     assert "openstack-placement 16.0.0" in page
+    assert "\nNothing else ran on the machine.\n" in _section(page, "## How they were measured")
 
     # the tables' numbers are the files'
     rows = {(r["server"], r["query"], r["size"]): r for r in scale_file["results"]}
@@ -429,7 +431,8 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
 
     # the same files give the same bytes (no date in the plots)
     again = tmp_path / "again"
-    report.write(paths, again, [*paths, "--out", str(out)])
+    report.write(paths, again, [*paths, "--out", str(out)],
+                 notes=["Nothing else ran on the machine."])
     for name in written:
         assert (again / name).read_bytes() == (out / name).read_bytes(), name
 
