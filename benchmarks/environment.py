@@ -39,12 +39,15 @@ def now() -> str:
 
 def describe(argv: list[str], reference: str | None = None) -> dict:
     tree = Path(placer.__file__).resolve().parent
+    # uncommitted changes to tracked files: the commit alone is not what ran
+    status = _git(tree, "status", "--porcelain", "--untracked-files=no", strip=False) or ""
+    changed = [line[3:] for line in status.splitlines() if line[3:]]
     info = {
         "date": now(),
         "command": "python -m benchmarks " + shlex.join(argv),
         "commit": _git(tree, "rev-parse", "HEAD"),
-        # uncommitted changes to tracked files: the commit alone is not what ran
-        "dirty": bool(_git(tree, "status", "--porcelain", "--untracked-files=no")),
+        "dirty": bool(changed),
+        "changed_files": changed,  # relative to the repository's root
         "machine": machine(),
         "software": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
                      "sqlalchemy": sqlalchemy.__version__},
@@ -60,13 +63,15 @@ def machine() -> dict:
             "python": platform.python_version()}
 
 
-def _git(tree: Path, *args: str) -> str | None:
+def _git(tree: Path, *args: str, strip: bool = True) -> str | None:
     try:
         out = subprocess.run(["git", "-C", str(tree), *args], capture_output=True, text=True,
                              timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return out.stdout.strip() if out.returncode == 0 else None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() if strip else out.stdout
 
 
 def _cpu_model() -> str | None:

@@ -410,7 +410,9 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
         d = run.data
         commit = d.get("commit") or "not recorded"
         if d.get("commit") and d.get("dirty"):
-            commit += " with uncommitted changes"
+            changed = d.get("changed_files")
+            commit += (" with uncommitted changes" if not changed else
+                       " with uncommitted changes to " + ", ".join(f"`{f}`" for f in changed))
         load = " / ".join(", ".join(f"{x:.2f}" for x in d[k]) for k in
                           ("load_average", "load_average_after") if d.get(k))
         out.append(f"| {run.number} | {run.kind} | {d.get('date', 'not recorded')} | "

@@ -348,7 +348,8 @@ def _fake_results(tmp_path):
     scenarios_file = {"benchmark": "scenarios", **common,
                       "command": "python -m benchmarks --start --scenario all",
                       "version": "1.39", "repeat": 10, "reference_repeat": 5, "workers": 1,
-                      "max_candidates": -1, "randomize": False,
+                      "max_candidates": -1, "randomize": False, "dirty": True,
+                      "changed_files": ["docs/results/scale.json"],
                       "scenarios": {"flat": {"description": "Compute nodes.", "providers": 1010,
                                              "consumers": 3000, "queries": 3}},
                       "results": flat_rows}
@@ -395,6 +396,7 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     assert scale_file["command"] in page and scenarios_file["command"] in page
     assert "python -m benchmarks.report " + " ".join(paths) in page
     assert "openstack-placement 16.0.0" in page
+    assert "with uncommitted changes to `docs/results/scale.json`" in page
     assert "\nNothing else ran on the machine.\n" in _section(page, "## How they were measured")
 
     # the tables' numbers are the files'
