@@ -3,6 +3,11 @@
     python -m benchmarks --start                      # every scenario, own servers
     python -m benchmarks --url http://host:8778 --scenario wide --repeat 20
     python -m benchmarks --start --json results.json
+    python -m benchmarks.report results.json --out docs/results/   # page + plots
+
+The JSON file also records the date, commit, machine and command line;
+``python -m benchmarks.report`` makes the results page (tables and plots)
+from one or more such files (see benchmarks/report.py).
 
 Each scenario is loaded through the HTTP API (not timed), then every query of
 the scenario is sent once to warm up and ``--repeat`` times more; the table
@@ -37,7 +42,7 @@ new database on the PostgreSQL / MariaDB server of --db-server, dropped
 afterwards), serves it, and times candidates (limit=1000, limit=10, traits
 and member_of, unlimited), GET /resource_providers?resources=, claims and
 usages at each of --sizes, for each --shape. It prints the slopes between
-sizes and the checks of issue 7's targets. --reference VENV also serves the
+sizes and the checks of their targets. --reference VENV also serves the
 same database with the reference implementation installed in VENV
 (openstack-placement and gunicorn) and prints Placer/reference per query:
 
@@ -53,11 +58,11 @@ import sys
 import time
 
 import placer
-from benchmarks import databases, loader, runner, scale, scenarios
+from benchmarks import databases, environment, loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
 from placer.db import engine as db_engine
 
-REFERENCE_RATIO = 0.2  # issue 7: limited queries at least 5x faster than the reference
+REFERENCE_RATIO = runner.REFERENCE_RATIO
 
 
 def parse_args(argv):
@@ -173,9 +178,10 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
     return results
 
 
-def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
+def run_scale(args, generated: list[dict] | None = None
+              ) -> list[tuple[str, str, int, runner.Result]]:
     """Generate, serve and time each shape at each size; (server, shape,
-    size, result) per query."""
+    size, result) per query. What was generated is appended to ``generated``."""
     rows = []
     shapes = scale.SHAPES if args.shape == "all" else (args.shape,)
     for shape in shapes:
@@ -189,6 +195,11 @@ def run_scale(args) -> list[tuple[str, str, int, runner.Result]]:
                 print(f"# scale {shape} {size} on {args.backend}: {gen.providers} providers "
                       f"({gen.roots} trees), {gen.consumers} consumers, {gen.allocations} "
                       f"allocations generated in {gen.seconds:.1f}s", file=sys.stderr, flush=True)
+                if generated is not None:
+                    generated.append({
+                        "shape": shape, "size": size, "providers": gen.providers,
+                        "roots": gen.roots, "consumers": gen.consumers,
+                        "allocations": gen.allocations, "seconds": round(gen.seconds, 1)})
                 servers = [("placer", None, args.repeat)]
                 if args.reference and size in args.reference_sizes:
                     servers.append(("reference", args.reference, args.reference_repeat))
@@ -212,24 +223,33 @@ def _time_scale(args, server: Server, name: str, queries, repeat: int) -> list[r
     for query in queries:
         if only is not None and query.name not in only:
             continue
+        started = time.perf_counter()
         try:
             result = runner.run_query(client, scenario, query, repeat, proc, args.max_candidates)
         except (loader.HTTPError, OSError, http.client.HTTPException) as exc:
             # e.g. a worker killed by its timeout: the other queries still run
-            result = runner.Result(name, query.name, note=f"failed: {exc}"[:200])
+            result = runner.Result(name, query.name, note=(
+                f"failed after {time.perf_counter() - started:.0f} s: "
+                f"{type(exc).__name__}: {exc}")[:200])
         results.append(result)
         print(runner.markdown([result]).splitlines()[-1], file=sys.stderr, flush=True)
     return results
 
 
-def main_scale(args) -> int:
-    settings = {"placer": os.path.dirname(placer.__file__),  # which tree was measured
-                "backend": args.backend, "randomize": args.randomize, "sizes": args.sizes,
+def main_scale(args, argv: list[str]) -> int:
+    settings = {"benchmark": "scale", **environment.describe(argv, args.reference),
+                "placer": os.path.dirname(placer.__file__),  # which tree was measured
+                "backend": args.backend, "shape": args.shape, "randomize": args.randomize,
+                "sizes": args.sizes,
+                "reference_sizes": args.reference_sizes if args.reference else None,
                 "repeat": args.repeat,
                 "reference_repeat": args.reference_repeat if args.reference else None,
                 "workers": args.workers, "cpus": os.cpu_count(),
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
-    rows = run_scale(args)
+    generated: list[dict] = []
+    rows = run_scale(args, generated)
+    settings["finished"] = environment.now()
+    settings["databases"] = generated
     settings["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     print("scale: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
     print()
@@ -241,21 +261,36 @@ def main_scale(args) -> int:
         print(scale.comparison(rows))
     if args.json:
         with open(args.json, "w") as f:
-            f.write(runner.to_json([r for *_, r in rows], settings))
+            f.write(runner.to_json([r for *_, r in rows], settings, [
+                {"server": srv, "shape": shape, "size": size} for srv, shape, size, _ in rows]))
     return 0
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     if args.scenario == "scale":
-        return main_scale(args)
+        return main_scale(args, argv)
     names = list(scenarios.BUILDERS) if args.scenario == "all" else [args.scenario]
     # latency suffers from anything else running: say how busy the machine was
-    settings = {"version": scenarios.VERSION, "repeat": args.repeat, "workers": args.workers,
+    settings = {"benchmark": "scenarios", **environment.describe(argv, args.reference),
+                "placer": os.path.dirname(placer.__file__),
+                "url": None if args.start else args.url,
+                "version": scenarios.VERSION, "repeat": args.repeat,
+                "reference_repeat": args.reference_repeat if args.reference else None,
+                "only": args.only, "workers": args.workers,
                 "max_candidates": args.max_candidates, "randomize": args.randomize,
                 "cpus": os.cpu_count(),
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
+    settings["scenarios"] = {}
+    for name in names:
+        built = scenarios.build(name)
+        settings["scenarios"][name] = {"description": scenarios.BUILDERS[name].__doc__,
+                                       "providers": len(built.providers),
+                                       "consumers": len(built.allocations),
+                                       "queries": len(built.queries)}
     results = [r for name in names for r in run_scenario(args, name)]
+    settings["finished"] = environment.now()
     settings["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     print("GET /allocation_candidates: " + ", ".join(f"{k} {v}" for k, v in settings.items()))
     print()

@@ -10,6 +10,7 @@ from benchmarks.scenarios import Query, Scenario
 from benchmarks.server import Proc
 
 HUGE = 100_000  # unbounded queries expected to return more are skipped
+REFERENCE_RATIO = 0.2  # the goal: limited queries at least 5x faster than the reference
 
 
 @dataclass
@@ -126,6 +127,15 @@ def _fmt(value, digits: int = 0) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def to_json(results: list[Result], extra: dict) -> str:
-    rows = [{**asdict(r), "result": r.verdict} for r in results]
+def to_json(results: list[Result], extra: dict, tags: list[dict] | None = None) -> str:
+    """The results, each with its verdict and ``server`` (placer or
+    reference), and the fields of ``tags`` (one dict per result; the scale
+    scenario's shape and size), after ``extra``'s."""
+    tags = tags or [{} for _ in results]
+    rows = [{**asdict(r), "result": r.verdict, "server": server_of(r), **tag}
+            for r, tag in zip(results, tags, strict=True)]
     return json.dumps({**extra, "results": rows}, indent=2)
+
+
+def server_of(result: Result) -> str:
+    return "reference" if result.scenario.endswith(" (reference)") else "placer"

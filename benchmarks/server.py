@@ -64,7 +64,10 @@ class Server:
             command = [_reference_gunicorn(self.reference), "--bind", f"127.0.0.1:{port}",
                        "--workers", str(self.workers), "--timeout", str(TIMEOUT),
                        "placement.wsgi.api:application"]
-            env = {**os.environ, "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
+            # PYTHONPATH, if set for this process, may lead to Placer's own
+            # ``placement`` package: the reference imports only its venv's
+            env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                   "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
         elif _accepts_timeout(_executable()):
             command = [_executable(), "--config-file", str(conf), "--bind", f"127.0.0.1:{port}",
                        "--workers", str(self.workers), "--timeout", str(TIMEOUT)]

@@ -8,10 +8,6 @@ The configuration and policy references are generated from the code
 (oslo.config's and oslo.policy's Sphinx extensions), so they cannot drift.
 """
 
-from pathlib import Path
-
-DOCS = Path(__file__).resolve().parent
-
 project = "Placer"
 author = "The Placer contributors"
 copyright = "The Placer contributors"
@@ -33,18 +29,3 @@ myst_enable_extensions = ["colon_fence"]
 html_theme = "alabaster"
 html_title = "Placer"
 html_static_path: list[str] = []
-
-# The benchmark results page (results/index.md, with its plots) is written by
-# the benchmark runs, not by hand. A checkout without it still builds with -W:
-# its entry is left out of the front page's table of contents, and only then.
-RESULTS_PAGE = DOCS / "results" / "index.md"
-RESULTS_ENTRY = "results/index\n"
-
-
-def _drop_missing_results(app, docname, source):
-    if docname == root_doc and not RESULTS_PAGE.exists():
-        source[0] = source[0].replace(RESULTS_ENTRY, "")
-
-
-def setup(app):
-    app.connect("source-read", _drop_missing_results)

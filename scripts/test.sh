@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 sh scripts/install.sh
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy  # src/placer, as [tool.mypy] in pyproject.toml says
-.venv/bin/sphinx-build -q -W -b html docs docs/_build/html
+.venv/bin/sphinx-build -q -E -W -b html docs docs/_build/html
 exec .venv/bin/python -m pytest "$@"

@@ -289,3 +289,157 @@ def test_scale_summary_checks():
     assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
     rows[0][3].cpu_ms, rows[-1][3].cpu_ms = 5.0, 40.0
     assert "| 100.0 (40) | 10.0 (5) | 0.10 (0.12) |" in scale.comparison(rows)
+
+
+# -- the results page: python -m benchmarks.report ------------------------------
+
+from benchmarks import report  # noqa: E402
+
+MACHINE = {"cpu": "Test CPU 9000", "cores": 2, "memory_gib": 8.0, "os": "Test OS 1",
+           "kernel": "6.1", "arch": "x86_64", "python": "3.11.7"}
+
+
+def _row(server, query, median, **extra):
+    timed = median is not None
+    return {"scenario": "x", "query": query, "candidates": extra.pop("candidates", 1000),
+            "size_kb": 123.4, "median_ms": median, "p90_ms": median * 1.25 if timed else None,
+            "cpu_ms": median * 0.9 if timed else None, "rss_peak_mb": 90.3 if timed else None,
+            "rss_growth_mb": 0.0,
+            "target_ms": None, "note": "", "path": "/allocation_candidates?limit=1000",
+            "result": "-", "server": server, **extra}
+
+
+def _fake_results(tmp_path):
+    common = {"date": "2026-01-02T03:04:05+00:00", "finished": "2026-01-02T04:00:00+00:00",
+              "commit": "0123456789abcdef0123456789abcdef01234567", "dirty": False,
+              "machine": MACHINE, "load_average": [0.5, 0.4, 0.3],
+              "load_average_after": [1.0, 0.9, 0.8],
+              "software": {"python": "3.11.7", "sqlite": "3.40.1", "sqlalchemy": "2.0.1"},
+              "reference": {"venv": "/ref", "openstack-placement": "16.0.0",
+                            "gunicorn": "23.0.0", "python": "3.11.7", "sqlite": "3.40.1",
+                            "SQLAlchemy": "2.0.1"}}
+    scale_rows = [
+        _row("placer", "limit=1000", 21.44, shape="flat", size=1000, target_ms=150,
+             result="PASS"),
+        _row("placer", "claim", 2.87, shape="flat", size=1000, candidates=None),
+        _row("placer", "limit=1000", 22.06, shape="flat", size=10000),
+        _row("placer", "claim", 2.91, shape="flat", size=10000, candidates=None),
+        _row("reference", "limit=1000", 84.31, shape="flat", size=1000),
+        _row("reference", "claim", 17.77, shape="flat", size=1000, candidates=None),
+    ]
+    scale_file = {"benchmark": "scale", **common,
+                  "command": "python -m benchmarks --start --scenario scale --sizes 1000,10000",
+                  "backend": "sqlite", "shape": "flat", "sizes": [1000, 10000],
+                  "reference_sizes": [1000], "repeat": 3, "reference_repeat": 2, "workers": 1,
+                  "databases": [{"shape": "flat", "size": s, "providers": s, "roots": s,
+                                 "consumers": 3 * s, "allocations": 9 * s, "seconds": 0.5}
+                                for s in (1000, 10000)],
+                  "results": scale_rows}
+    flat_rows = [
+        {**_row("placer", "small", 42.62), "scenario": "flat"},
+        {**_row("placer", "small limit", 27.55, target_ms=100, result="PASS"),
+         "scenario": "flat"},
+        {**_row("reference", "small limit", 181.4), "scenario": "flat (reference)"},
+        {**_row("placer", "huge limit", 30.0), "scenario": "flat"},
+        {**_row("reference", "huge limit", None, candidates=None,
+                note="failed after 600 s: RemoteDisconnected: closed | no answer"),
+         "scenario": "flat (reference)"},
+    ]
+    scenarios_file = {"benchmark": "scenarios", **common,
+                      "command": "python -m benchmarks --start --scenario all",
+                      "version": "1.39", "repeat": 10, "reference_repeat": 5, "workers": 1,
+                      "max_candidates": -1, "randomize": False, "dirty": True,
+                      "changed_files": ["docs/results/scale.json"],
+                      "scenarios": {"flat": {"description": "Compute nodes.", "providers": 1010,
+                                             "consumers": 3000, "queries": 3}},
+                      "results": flat_rows}
+    paths = []
+    for name, data in (("scale.json", scale_file), ("scenarios.json", scenarios_file)):
+        path = tmp_path / name
+        path.write_text(json.dumps(data))
+        paths.append(str(path))
+    return paths, scale_file, scenarios_file
+
+
+def _section(page: str, heading: str) -> str:
+    return page.split(f"\n{heading}\n", 1)[1].split("\n#", 1)[0]
+
+
+def _cells(section: str, query: str) -> list[str]:
+    header = next(line for line in section.splitlines() if line.startswith("| query |"))
+    row = next(line for line in section.splitlines() if line.startswith(f"| {query} |"))
+    names = [c.strip() for c in header.strip("|").split("|")]
+    return dict(zip(names, (c.strip() for c in row.strip("|").split(" | ")), strict=True))
+
+
+def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
+    paths, scale_file, scenarios_file = _fake_results(tmp_path)
+    out = tmp_path / "results"
+    written = report.write(paths, out, [*paths, "--out", str(out)],
+                           notes=["Nothing else ran on the machine."])
+    plots = ["scale-flat-latency.svg", "scale-flat-memory.svg", "scale-flat-ratio.svg",
+             "scenarios-ratio.svg"]
+    assert sorted(written) == sorted(["index.md", *plots])
+    for name in plots:
+        assert (out / name).read_text().lstrip().startswith("<?xml")
+        assert "<svg" in (out / name).read_text()
+    page = (out / "index.md").read_text()
+    # one level-1 heading; the plots are shown with Markdown images
+    assert [line for line in page.splitlines() if line.startswith("# ")] == [
+        "# Benchmark results"]
+    for name in plots:
+        assert f"]({name})" in page
+    # when, what and where
+    assert "2026-01-02T03:04:05+00:00" in page and scale_file["commit"] in page
+    assert "Test CPU 9000, 2 cores, 8.0 GiB" in page and "Test OS 1" in page
+    assert scale_file["command"] in page and scenarios_file["command"] in page
+    assert "python -m benchmarks.report " + " ".join(paths) in page
+    assert "openstack-placement 16.0.0" in page
+    assert "with uncommitted changes to `docs/results/scale.json`" in page
+    assert "\nNothing else ran on the machine.\n" in _section(page, "## How they were measured")
+
+    # the tables' numbers are the files'
+    rows = {(r["server"], r["query"], r["size"]): r for r in scale_file["results"]}
+    at_1k = _section(page, "### 1,000 providers (flat)")
+    cells = _cells(at_1k, "limit=1000")
+    placer, ref = rows["placer", "limit=1000", 1000], rows["reference", "limit=1000", 1000]
+    assert cells["candidates"] == str(placer["candidates"])
+    assert cells["Placer median ms"] == f"{placer['median_ms']:.1f}" == "21.4"
+    assert cells["Placer p90 ms"] == f"{placer['p90_ms']:.1f}"
+    assert cells["Placer CPU ms"] == f"{placer['cpu_ms']:.1f}"
+    assert cells["Placer peak RSS MiB"] == f"{placer['rss_peak_mb']:.0f}"
+    assert cells["reference median ms"] == f"{ref['median_ms']:.1f}" == "84.3"
+    assert cells["reference p90 ms"] == f"{ref['p90_ms']:.1f}"
+    assert cells["Placer/reference"] == report.ratio_text(
+        placer["median_ms"] / ref["median_ms"]) == "0.25"
+    assert cells["target"] == "under 150 ms: PASS"
+    # 10k: Placer only, and the page says the reference was not run there
+    at_10k = _section(page, "### 10,000 providers (flat)")
+    assert "The reference was not run at this size." in at_10k
+    assert "reference median ms" not in at_10k
+    assert _cells(at_10k, "claim")["median ms"] == "2.9"
+    assert "**The reference was not run at 10,000 providers**" in page
+
+    flat = _section(page, "### flat")
+    small = _cells(flat, "small limit")
+    assert small["Placer median ms"] == "27.6" and small["reference median ms"] == "181.4"
+    assert small["Placer/reference"] == report.ratio_text(27.55 / 181.4) == "0.15"
+    assert _cells(flat, "small")["reference median ms"] == ""  # unlimited: Placer only
+    huge = _cells(flat, "huge limit")
+    assert huge["Placer/reference"] == ""
+    assert huge["notes"] == ("reference: failed after 600 s: RemoteDisconnected: "
+                             "closed \\| no answer")
+
+    # the same files give the same bytes (no date in the plots)
+    again = tmp_path / "again"
+    report.write(paths, again, [*paths, "--out", str(out)],
+                 notes=["Nothing else ran on the machine."])
+    for name in written:
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
+
+
+def test_report_refuses_a_query_measured_twice(tmp_path):
+    paths, _, _ = _fake_results(tmp_path)
+    with pytest.raises(report.ReportError, match="two results"):
+        report.write([paths[0], paths[0]], tmp_path / "out", [])
+    assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 1

@@ -1,0 +1,649 @@
+"""Write the results page and its plots from benchmark results files.
+
+    python -m benchmarks.report docs/results/scale.json docs/results/scenarios.json \\
+        --out docs/results/
+
+Each file is what one ``python -m benchmarks ... --json PATH`` wrote: the
+scale scenario, or the flat, nested and wide scenarios (``--scenario all``),
+with or without ``--reference``. A run done as several commands gives
+several files; a query measured in two files is an error.
+
+The page (``index.md``, MyST Markdown) and the plots (SVG files beside it)
+are made by one run of this command from the same numbers, so the tables
+and the plots cannot disagree: regenerate them, don't edit them. The plots
+are reproducible (fixed SVG ids, no date): the same files give the same
+bytes with the same matplotlib.
+"""
+
+import argparse
+import json
+import math
+import shlex
+import sys
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.runner import REFERENCE_RATIO
+
+PAGE = "index.md"
+COMMENT = ("% Written by `python -m benchmarks.report` from the results files named "
+           "below: regenerate it, do not edit it.")
+
+INTRO = """\
+The latest results of Placer's benchmarks (`benchmarks/` in the repository),
+made on one machine by the commands below, with the date, commit and machine
+of each run.
+
+- Each request is sent once to warm up, then timed several times (`--repeat`;
+  `--reference-repeat` for the reference). **Latency** is what the client
+  sees, from sending the request to the last byte of the answer: the median
+  and the 90th percentile, in milliseconds. Client, server and database
+  share the machine.
+- **CPU** is the server worker's user and system time per request, read
+  from `/proc`: unlike latency it is not inflated by other load on the
+  machine. **Peak RSS** is the worker's memory high-water mark during the
+  query's runs (reset before each query).
+- The **reference** is the OpenStack Placement release named below,
+  installed in its own virtualenv and served by its own gunicorn, with as
+  many workers as Placer, on the same database that Placer served just
+  before. **Placer/reference** is the ratio of the median latencies: below 1
+  Placer is faster, {ratio} means five times faster, the goal for limited
+  queries.
+- Both servers run with the noauth2 strategy, on a database on the same
+  machine (a SQLite file unless a section says otherwise).
+"""
+
+SCALE_INTRO = """\
+The scale scenario writes N resource providers directly with SQL into a new
+database (about 30% of the capacity used, one to five consumers per tree,
+20 aggregates, a tenth of the roots with the trait `CUSTOM_X` and half with
+`HW_CPU_X86_AVX2`) and times the same requests at each size: a request
+whose answer does not grow with the cloud should not take longer in a
+bigger one.
+
+At each size the requests run in the order of the tables, on the same
+server: a request's peak RSS includes what the worker kept from the
+requests before it (the memory of the big answers of `providers?resources`
+and `unlimited` stays with the worker, so the rows after them show it).
+"""
+
+SCENARIOS_INTRO = """\
+Fixed clouds loaded through the API; each query of
+`GET /allocation_candidates` is timed without a limit and with
+`limit=1000` (the unlimited forms of the wide queries whose answers have
+more than 100,000 candidates are skipped). The reference is timed on the
+limited queries only.
+"""
+
+# digits per column
+FORMATS = {"candidates": None, "size_kb": 0, "median_ms": 1, "p90_ms": 1, "cpu_ms": 1,
+           "rss_peak_mb": 0}
+PLACER_COLUMNS = (("candidates", "candidates"), ("size_kb", "KiB"),
+                  ("median_ms", "median ms"), ("p90_ms", "p90 ms"), ("cpu_ms", "CPU ms"),
+                  ("rss_peak_mb", "peak RSS MiB"))
+REFERENCE_COLUMNS = (("median_ms", "reference median ms"), ("p90_ms", "reference p90 ms"),
+                     ("cpu_ms", "reference CPU ms"), ("rss_peak_mb", "reference peak RSS MiB"))
+
+
+class ReportError(Exception):
+    pass
+
+
+@dataclass
+class Run:
+    number: int
+    path: str
+    data: dict
+
+    @property
+    def kind(self) -> str:
+        if "benchmark" in self.data:
+            return self.data["benchmark"]
+        return "scale" if "sizes" in self.data else "scenarios"
+
+    def rows(self) -> list[dict]:
+        """The results, each with ``server`` and ``run``; scale results with
+        ``shape`` and ``size``, the others with ``group`` (the scenario)."""
+        out = []
+        for r in self.data["results"]:
+            row = {**r, "run": self.number}
+            if self.kind == "scale":
+                if not {"server", "shape", "size"} <= row.keys():
+                    # written before these fields: the scenario is "placer flat 1000"
+                    server, shape, size = r["scenario"].split()
+                    row.update(server=server, shape=shape, size=int(size))
+            else:
+                reference = r["scenario"].endswith(" (reference)")
+                row.setdefault("server", "reference" if reference else "placer")
+                row["group"] = r["scenario"].removesuffix(" (reference)")
+            out.append(row)
+        return out
+
+
+@dataclass
+class Pair:
+    """One query of one group (scenario, or shape and size) on both servers."""
+
+    query: str
+    placer: dict | None = None
+    reference: dict | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        p = self.placer and self.placer.get("median_ms")
+        r = self.reference and self.reference.get("median_ms")
+        return p / r if p is not None and r else None
+
+
+def load(paths: list[str]) -> list[Run]:
+    runs = []
+    for number, path in enumerate(paths, 1):
+        with open(path) as f:
+            data = json.load(f)
+        if not isinstance(data, dict) or "results" not in data:
+            raise ReportError(f"{path}: not a results file of python -m benchmarks --json")
+        runs.append(Run(number, path, data))
+    return runs
+
+
+def pairs(rows: list[dict], key) -> dict[object, list[Pair]]:
+    """Group -> its queries, in the order they were run (Placer's first)."""
+    groups: dict[object, dict[str, Pair]] = {}
+    for row in rows:
+        group = groups.setdefault(key(row), {})
+        pair = group.setdefault(row["query"], Pair(row["query"]))
+        if getattr(pair, row["server"]) is not None:
+            raise ReportError(f"{row['query']!r} of {key(row)!r} ({row['server']}) is in "
+                              f"two results (runs {getattr(pair, row['server'])['run']} and "
+                              f"{row['run']})")
+        setattr(pair, row["server"], row)
+    return {k: list(v.values()) for k, v in groups.items()}
+
+
+# -- formatting ---------------------------------------------------------------
+
+def number(value, digits: int | None) -> str:
+    if value is None:
+        return ""
+    return str(value) if digits is None else f"{value:.{digits}f}"
+
+
+def ratio_text(value: float | None) -> str:
+    """Two significant digits, never fewer than two decimals: 1.05, 0.14, 0.0032."""
+    if value is None:
+        return ""
+    if value <= 0:
+        return "0"
+    digits = max(2, 1 - math.floor(math.log10(value)))
+    return f"{value:.{digits}f}"
+
+
+def speedup_text(value: float | None) -> str:
+    if not value:
+        return ""
+    inverse = 1 / value
+    return f"{inverse:.0f}x" if inverse >= 10 else f"{inverse:.1f}x"
+
+
+def cell(text) -> str:
+    """Text safe in a Markdown table cell."""
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+            .replace("`", "\\`").replace("*", "\\*").replace("\n", " "))
+
+
+def size_text(size: int) -> str:
+    return f"{size:,}"
+
+
+def short_size(size: int) -> str:
+    if size >= 1000 and size % 1000 == 0:
+        return f"{size // 1000}k"
+    return str(size)
+
+
+def table(group_pairs: list[Pair], with_reference: bool) -> list[str]:
+    """Columns not named "reference" are Placer's."""
+    head = ["query", *(title if not with_reference or key == "candidates" else f"Placer {title}"
+                       for key, title in PLACER_COLUMNS)]
+    if with_reference:
+        head += [title for _, title in REFERENCE_COLUMNS] + ["Placer/reference"]
+    head += ["target", "notes"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for pair in group_pairs:
+        p, r = pair.placer or {}, pair.reference or {}
+        cells = [cell(pair.query)]
+        cells += [number(p.get(k), FORMATS[k]) for k, _ in PLACER_COLUMNS]
+        if with_reference:
+            cells += [number(r.get(k), FORMATS[k]) for k, _ in REFERENCE_COLUMNS]
+            cells.append(ratio_text(pair.ratio))
+        target = p.get("target_ms")
+        cells.append(f"under {target:g} ms: {p.get('result', '')}" if target else "")
+        notes = []
+        if p.get("note"):
+            notes.append(p["note"])
+        if not p:
+            notes.append("not run on Placer")
+        if r.get("note"):
+            notes.append("reference: " + r["note"])
+        if (p.get("candidates") is not None and r.get("candidates") is not None
+                and r["candidates"] != p["candidates"]):
+            notes.append(f"reference: {r['candidates']} candidates")
+        cells.append(cell("; ".join(notes)))
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def requests_table(rows: list[tuple[str, str]]) -> list[str]:
+    """(query, path) rows; paths shown decoded (``:`` and ``,`` plain)."""
+    lines = ["| query | request |", "|---|---|"]
+    for query, path in rows:
+        if not path:
+            continue
+        shown = path if " " in path else "GET " + path
+        lines.append(f"| {cell(query)} | `{urllib.parse.unquote(shown).replace('|', '%7C')}` |")
+    return lines
+
+
+# -- plots ---------------------------------------------------------------------
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({"svg.hashsalt": "placer-results", "svg.fonttype": "path",
+                                "font.size": 9})
+    from matplotlib import pyplot
+    return pyplot
+
+
+def _save(fig, path: Path) -> None:
+    if path.suffix == ".svg":  # no date: the same numbers give the same file
+        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    else:
+        fig.savefig(path, dpi=150, bbox_inches="tight")
+    _pyplot().close(fig)
+
+
+def workers(n) -> str:
+    return "one worker" if n in (None, 1) else f"{n} workers"
+
+
+BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL/MariaDB"}
+
+
+def _plain_log_labels(axis) -> None:
+    """0.1, 1, 10 rather than powers of ten; 2 and 5 times those too when
+    the axis spans less than three decades."""
+    from matplotlib import ticker
+
+    def some(value, _):
+        mantissa = round(value / 10 ** math.floor(math.log10(value)), 6) if value > 0 else 0
+        return f"{value:g}" if mantissa in (2, 5) else ""
+
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    low, high = axis.get_view_interval()
+    axis.set_minor_formatter(ticker.FuncFormatter(some) if low > 0 and high / low < 1000
+                             else ticker.NullFormatter())
+
+
+def _size_axis(ax, sizes: list[int]) -> None:
+    ax.set_xscale("log")
+    ax.set_xticks(sizes, [short_size(s) for s in sizes])
+    ax.minorticks_off()
+    ax.set_xlabel("resource providers")
+
+
+def plot_by_size(path: Path, title: str, ylabel: str, field: str, log_y: bool,
+                 by_size: dict[int, list[Pair]]) -> None:
+    """One line per query and server (Placer solid, the reference dashed)."""
+    plt = _pyplot()
+    sizes = sorted(by_size)
+    queries = list(dict.fromkeys(p.query for s in sizes for p in by_size[s]))
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    colors = plt.get_cmap("tab10")
+    for i, query in enumerate(queries):
+        for server, style, marker in (("placer", "-", "o"), ("reference", "--", "s")):
+            points = []
+            for size in sizes:
+                pair = next((p for p in by_size[size] if p.query == query), None)
+                row = pair and getattr(pair, server)
+                if row and row.get(field) is not None:
+                    points.append((size, row[field]))
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, linestyle=style, marker=marker, color=colors(i % 10),
+                        label=f"{query} ({'Placer' if server == 'placer' else 'reference'})")
+    _size_axis(ax, sizes)
+    if log_y:
+        ax.set_yscale("log")
+        _plain_log_labels(ax.yaxis)
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+              title="solid: Placer, dashed: reference", title_fontsize=8)
+    _save(fig, path)
+
+
+def plot_ratios(path: Path, title: str, series: dict[str, list[tuple[str, float | None]]],
+                ) -> None:
+    """Horizontal bars of Placer/reference (log scale): ``series`` maps a
+    legend label to (query, ratio or None) bars; None is written "n/a"."""
+    plt = _pyplot()
+    queries = list(dict.fromkeys(q for bars in series.values() for q, _ in bars))
+    # side by side when a query is in several series, else one bar per line
+    grouped = sum(len(bars) for bars in series.values()) > len(queries)
+    n = len(series) if grouped else 1
+    height = 0.8 / n
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.3 * len(queries) * max(n, 1.3)))
+    colors = plt.get_cmap("tab10")
+    values = [v for bars in series.values() for _, v in bars if v]
+    low = min([*values, REFERENCE_RATIO, 1.0]) / 3
+    high = max([*values, 1.0]) * 3
+    for j, (label, bars) in enumerate(series.items()):
+        labelled = False  # one legend entry per series
+        for q, value in bars:
+            y = queries.index(q) + ((j - (n - 1) / 2) * height if grouped else 0)
+            if value:
+                # the bar starts at the axis' left end (a log scale has no 0)
+                ax.barh(y, value - low, height=height * 0.9, left=low, color=colors(j % 10),
+                        label=None if labelled else label)
+                labelled = True
+                ax.text(value * 1.08, y, ratio_text(value), va="center", fontsize=7)
+            else:
+                ax.text(low * 1.08, y, "no reference time (see the table)", va="center",
+                        fontsize=7, color="0.4")
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    _plain_log_labels(ax.xaxis)
+    ax.axvline(1.0, color="0.3", linewidth=0.8)
+    ax.axvline(REFERENCE_RATIO, color="tab:red", linewidth=0.8, linestyle="--")
+    top = ax.get_xaxis_transform()  # x: data, y: axes fraction
+    ax.text(1.0, 1.01, "same", fontsize=7, color="0.3", ha="center", va="bottom",
+            transform=top)
+    ax.text(REFERENCE_RATIO, 1.01, f"{1 / REFERENCE_RATIO:.0f}x faster", fontsize=7,
+            color="tab:red", ha="center", va="bottom", transform=top)
+    ax.set_yticks(range(len(queries)), queries)
+    ax.set_ylim(len(queries) - 0.5, -0.5)
+    ax.set_xlabel("Placer / reference, median latency (log scale; lower: Placer faster)")
+    ax.set_title(title, pad=14)
+    ax.grid(True, axis="x", which="major", alpha=0.3)
+    if len(series) > 1:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    _save(fig, path)
+
+
+# -- the page --------------------------------------------------------------------
+
+def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[str]:
+    out = ["## How they were measured", ""]
+    for note in notes:  # what the files cannot know, such as other load on the machine
+        out += [note, ""]
+    machines = {json.dumps(r.data.get("machine"), sort_keys=True) for r in runs}
+    for m in sorted(machines):
+        machine = json.loads(m)
+        if machine:
+            out.append(
+                f"Machine: {machine.get('cpu')}, {machine.get('cores')} cores, "
+                f"{machine.get('memory_gib')} GiB of memory, {machine.get('os')} "
+                f"(Linux {machine.get('kernel')}, {machine.get('arch')}).")
+        else:
+            out.append("Machine: not recorded in the results file.")
+        out.append("")
+    for run in runs:
+        d = run.data
+        soft = d.get("software") or {}
+        ref = d.get("reference") or {}
+        line = (f"Run {run.number} (`{cell(run.path)}`): Placer with Python "
+                f"{soft.get('python', '?')}, SQLite {soft.get('sqlite', '?')}, SQLAlchemy "
+                f"{soft.get('sqlalchemy', '?')}")
+        if ref:
+            line += (f"; the reference, openstack-placement {ref.get('openstack-placement')} "
+                     f"with gunicorn {ref.get('gunicorn')}, Python {ref.get('python')}, "
+                     f"SQLite {ref.get('sqlite')}, SQLAlchemy {ref.get('SQLAlchemy')}")
+        out += [line + ".", ""]
+    out += ["| run | benchmark | started (UTC) | finished (UTC) | commit | "
+            "load average before / after |", "|---|---|---|---|---|---|"]
+    for run in runs:
+        d = run.data
+        commit = d.get("commit") or "not recorded"
+        if d.get("commit") and d.get("dirty"):
+            changed = d.get("changed_files")
+            commit += (" with uncommitted changes" if not changed else
+                       " with uncommitted changes to " + ", ".join(f"`{f}`" for f in changed))
+        load = " / ".join(", ".join(f"{x:.2f}" for x in d[k]) for k in
+                          ("load_average", "load_average_after") if d.get(k))
+        out.append(f"| {run.number} | {run.kind} | {d.get('date', 'not recorded')} | "
+                   f"{d.get('finished', '')} | {commit} | {load} |")
+    out += ["", "The commands, from the repository's root with Placer installed "
+            "(`pip install -e .[benchmarks]`), the reference in the virtualenv named by "
+            "`--reference`:", "", "```sh"]
+    for run in runs:
+        out.append(run.data.get("command") or f"# run {run.number}: command not recorded")
+    out += ["python -m benchmarks.report " + shlex.join(argv), "```", ""]
+    return out
+
+
+def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
+    rows = [row for run in runs for row in run.rows()]
+    grouped = pairs(rows, lambda r: (r["shape"], r["size"]))
+    out = []
+    shapes = list(dict.fromkeys(shape for shape, _ in grouped))
+    backends = sorted({BACKENDS.get(b, b) for b in
+                       (run.data.get("backend", "sqlite") for run in runs)})
+    for shape in shapes:
+        by_size = {size: ps for (s, size), ps in grouped.items() if s == shape}
+        sizes = sorted(by_size)
+        with_ref = [s for s in sizes if any(p.reference for p in by_size[s])]
+        out += [f"## Scale: {shape} shape, {', '.join(backends)}", "", SCALE_INTRO]
+        if shape == "nested":
+            out += ["In the nested shape a tree is a root with DISK_GB and two NUMA "
+                    "children with VCPU and MEMORY_MB: N providers are N/3 trees.", ""]
+        settings = []
+        for run in runs:
+            d = run.data
+            text = (f"run {run.number}: sizes {', '.join(size_text(s) for s in d.get('sizes', []))}"
+                    f", `--repeat {d.get('repeat')}`, {workers(d.get('workers'))}")
+            if d.get("reference_repeat"):
+                text += f", reference `--reference-repeat {d['reference_repeat']}`"
+            if d.get("randomize"):
+                text += ", randomize_allocation_candidates on"
+            settings.append(text)
+        out += ["Settings: " + "; ".join(settings) + ".", ""]
+        if with_ref != sizes:
+            missing = [size_text(s) for s in sizes if s not in with_ref]
+            out += [f"**The reference was not run at {', '.join(missing)} providers**: "
+                    "no reference numbers exist for "
+                    f"{'that size' if len(missing) == 1 else 'those sizes'}.", ""]
+        dbs = [db for run in runs for db in run.data.get("databases", [])
+               if db.get("shape") == shape]
+        if dbs:
+            out += ["| providers | trees | consumers | allocations | generated in s |",
+                    "|---|---|---|---|---|"]
+            out += [f"| {size_text(db['providers'])} | {size_text(db['roots'])} | "
+                    f"{size_text(db['consumers'])} | {size_text(db['allocations'])} | "
+                    f"{db['seconds']} |" for db in sorted(dbs, key=lambda db: db["size"])]
+            out.append("")
+        out += _scale_summary(by_size)
+
+        latency = f"scale-{shape}-latency.{fmt}"
+        plot_by_size(out_dir / latency, f"Median latency, scale scenario ({shape})",
+                     "median latency, ms (log scale)", "median_ms", True, by_size)
+        memory = f"scale-{shape}-memory.{fmt}"
+        plot_by_size(out_dir / memory, f"Peak worker RSS per query, scale scenario ({shape})",
+                     "peak RSS, MiB", "rss_peak_mb", False, by_size)
+        written += [latency, memory]
+        out += ["### Latency", "",
+                f"![Median latency of each request against the number of providers, "
+                f"Placer and the reference, log-log]({latency})", ""]
+        if with_ref:
+            ratio = f"scale-{shape}-ratio.{fmt}"
+            plot_ratios(out_dir / ratio, f"Placer / reference, scale scenario ({shape})",
+                        {f"{size_text(s)} providers": [(p.query, p.ratio) for p in by_size[s]]
+                         for s in with_ref})
+            written.append(ratio)
+            out += ["### Placer against the reference", "",
+                    f"![Placer/reference median latency per request at each size]({ratio})",
+                    ""]
+        out += ["### Memory", "",
+                f"![Peak RSS of the server worker per request against the number of "
+                f"providers]({memory})", ""]
+        for size in sizes:
+            has_ref = size in with_ref
+            out += [f"### {size_text(size)} providers ({shape})", ""]
+            if not has_ref and with_ref:
+                out += ["The reference was not run at this size.", ""]
+            out += table(by_size[size], has_ref) + [""]
+        largest = by_size[sizes[-1]]
+        out += [f"### Requests ({shape})", "",
+                f"As sent at {size_text(sizes[-1])} providers (claims and provider usages "
+                "change provider and consumer at each run; the last one is shown):", ""]
+        out += requests_table([(p.query, (p.placer or p.reference or {}).get("path", ""))
+                               for p in largest]) + [""]
+    return out
+
+
+def _scale_summary(by_size: dict[int, list[Pair]]) -> list[str]:
+    sizes = sorted(by_size)
+    out = []
+    largest = sizes[-1]
+    ref_sizes = [s for s in sizes if any(p.reference for p in by_size[s])]
+    for size in sorted({largest, *ref_sizes[-1:]}, reverse=True):
+        items = []
+        for p in by_size[size]:
+            if "limit=" not in p.query:
+                continue
+            text = f"`{p.query}`: Placer {number(p.placer and p.placer.get('median_ms'), 1)} ms"
+            if p.reference and p.reference.get("median_ms") is not None:
+                text += (f", reference {number(p.reference['median_ms'], 1)} ms "
+                         f"(Placer/reference {ratio_text(p.ratio)}, "
+                         f"{speedup_text(p.ratio)} faster)")
+            elif p.reference:
+                text += f", reference: {cell(p.reference.get('note') or 'no time')}"
+            items.append(text)
+        if items:
+            out += [f"Limited requests at {size_text(size)} providers (median latency):", ""]
+            out += [f"- {item}" for item in items] + [""]
+    return out
+
+
+def _scenarios_section(runs: list[Run], out_dir: Path, written: list[str],
+                       fmt: str) -> list[str]:
+    rows = [row for run in runs for row in run.rows()]
+    grouped = pairs(rows, lambda r: r["group"])
+    described = {}
+    for run in runs:
+        described.update(run.data.get("scenarios") or {})
+    out = [f"## Scenarios: {', '.join(grouped)}", "", SCENARIOS_INTRO]
+    settings = []
+    for run in runs:
+        d = run.data
+        text = (f"run {run.number}: microversion {d.get('version')}, "
+                f"`--repeat {d.get('repeat')}`, {workers(d.get('workers'))}")
+        if d.get("reference_repeat"):
+            text += f", reference `--reference-repeat {d['reference_repeat']}`"
+        if d.get("only"):
+            text += f", reference timed only on `{d['only']}`"
+        if d.get("max_candidates", -1) != -1:
+            text += f", max_allocation_candidates {d['max_candidates']}"
+        if d.get("randomize"):
+            text += ", randomize_allocation_candidates on"
+        settings.append(text)
+    out += ["Settings: " + "; ".join(settings) + ".", ""]
+    compared = {g: [p for p in ps if p.reference] for g, ps in grouped.items()}
+    compared = {g: ps for g, ps in compared.items() if ps}
+    if compared:
+        out += _scenarios_summary(compared)
+        ratio = f"scenarios-ratio.{fmt}"
+        bars = {g: [(f"{g}: {p.query}", p.ratio) for p in ps] for g, ps in compared.items()}
+        plot_ratios(out_dir / ratio, "Placer / reference, limited queries", bars)
+        written.append(ratio)
+        out += [f"![Placer/reference median latency of each limited query]({ratio})", ""]
+    for group, group_pairs in grouped.items():
+        info = described.get(group) or {}
+        out += [f"### {group}", ""]
+        if info:
+            desc = (info.get("description") or "").strip().rstrip(".")
+            out += [f"{cell(desc)}: {size_text(info['providers'])} providers, "
+                    f"{size_text(info['consumers'])} consumers.", ""]
+        has_ref = group in compared
+        out += table(group_pairs, has_ref) + [""]
+    out += ["### Requests (scenarios)", "",
+            "Aggregate uuids are generated anew for each run.", ""]
+    out += requests_table([(f"{g}: {p.query}", (p.placer or p.reference or {}).get("path", ""))
+                           for g, ps in grouped.items() for p in ps]) + [""]
+    return out
+
+
+def _scenarios_summary(compared: dict[str, list[Pair]]) -> list[str]:
+    timed = [(g, p) for g, ps in compared.items() for p in ps]
+    both = [(g, p) for g, p in timed if p.ratio is not None]
+    passed = [(g, p) for g, p in both if p.ratio <= REFERENCE_RATIO]
+    out = [f"Limited queries timed on both servers: {len(both)}; Placer/reference at most "
+           f"{REFERENCE_RATIO} ({1 / REFERENCE_RATIO:.0f}x faster or more) in {len(passed)} "
+           "of them."]
+    if both:
+        low = min(both, key=lambda gp: gp[1].ratio)
+        high = max(both, key=lambda gp: gp[1].ratio)
+        out[-1] += (f" From {ratio_text(low[1].ratio)} ({low[0]} `{low[1].query}`) to "
+                    f"{ratio_text(high[1].ratio)} ({high[0]} `{high[1].query}`).")
+    missed = [f"{g} `{p.query}` ({ratio_text(p.ratio)})" for g, p in both
+              if p.ratio > REFERENCE_RATIO]
+    if missed:
+        out[-1] += " Above it: " + ", ".join(missed) + "."
+    failed = [(g, p) for g, p in timed if p.ratio is None]
+    if failed:
+        out[-1] += " Without a reference time: " + "; ".join(
+            f"{g} `{p.query}` ({cell(p.reference.get('note') or 'no time')})"
+            for g, p in failed) + "."
+    return [out[-1], ""]
+
+
+def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
+          notes: list[str] | None = None) -> list[str]:
+    """Write the page and the plots; returns the names of the files written."""
+    runs = load(paths)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    body = [COMMENT, "", "# Benchmark results", "",
+            INTRO.format(ratio=REFERENCE_RATIO), ""]
+    body += _runs_section(runs, argv, notes or [])
+    scale_runs = [r for r in runs if r.kind == "scale"]
+    scenario_runs = [r for r in runs if r.kind != "scale"]
+    if scale_runs:
+        body += _scale_section(scale_runs, out_dir, written, fmt)
+    if scenario_runs:
+        body += _scenarios_section(scenario_runs, out_dir, written, fmt)
+    text = "\n".join(body).rstrip() + "\n"
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    (out_dir / PAGE).write_text(text)
+    return [PAGE, *written]
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.report", description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", nargs="+", help="JSON files of python -m benchmarks --json")
+    parser.add_argument("--out", default="docs/results",
+                        help="directory of the page and plots (docs/results)")
+    parser.add_argument("--format", choices=["svg", "png"], default="svg",
+                        help="of the plots (svg)")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a paragraph for the page's 'How they were measured' (repeatable)")
+    args = parser.parse_args(argv)
+    try:
+        written = write(args.results, Path(args.out), argv, args.format, args.note)
+    except (OSError, ValueError, KeyError, ReportError) as exc:
+        print(f"python -m benchmarks.report: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(str(Path(args.out) / name) for name in written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
