@@ -29,12 +29,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import falcon.constants
 from falcon.routing import CompiledRouter
 
 from placer import exceptions, microversions
-from placer.candidates.service import Timings
 from placer.db import engine as db_engine
 from placer.http import errors
 
@@ -43,6 +43,9 @@ ROUTE_ENVIRON = "placer.route"
 UNMATCHED = "unmatched"  # any path outside the route table: never the raw path
 NO_VERSION = "none"  # refused before microversion negotiation (401, 413 ...)
 OTHER_METHOD = "other"  # a method name HTTP does not define
+
+if TYPE_CHECKING:  # the master imports this module before the app: keep it light
+    from placer.candidates.service import Timings
 
 LOG = logging.getLogger("placement.metrics")
 
@@ -153,7 +156,7 @@ def _groups_label(count: int) -> str:
     return str(count) if count < MAX_GROUPS_LABEL else f"{MAX_GROUPS_LABEL}+"
 
 
-def observe_candidates(groups: int, returned: int, timings: Timings | None) -> None:
+def observe_candidates(groups: int, returned: int, timings: "Timings | None") -> None:
     """One answered GET /allocation_candidates; ``timings`` is None when
     metrics are off (the handler then asks for none), and this does nothing."""
     if timings is None:
