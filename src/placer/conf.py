@@ -13,6 +13,7 @@ from oslo_middleware import cors, http_proxy_to_wsgi, sizelimit
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 from oslo_policy import opts as policy_opts
 
+from placer.candidates import order
 from placer.http import bodylimit
 
 DEFAULT_CONSUMER_MISSING_ID = "00000000-0000-0000-0000-000000000000"
@@ -99,6 +100,25 @@ _placer_opts = [
                      "latencies per route, allocation candidate query sizes and times, "
                      "generation conflicts, retries and database errors. When False, "
                      "/metrics is 404 like any unknown path."),
+    cfg.StrOpt("candidate_order", choices=("id", "random", "spread", "pack"),
+               help="Which roots a limited GET /allocation_candidates answer comes from, "
+                    "and in which order. id: by provider id (the reference's order); "
+                    "random: a random sample (what [placement] "
+                    "randomize_allocation_candidates does); spread: the trees with the "
+                    "most free capacity of the requested classes first; pack: the least "
+                    "free first, among those that fit. Unset: random if [placement] "
+                    "randomize_allocation_candidates is true, else id; when set, it wins "
+                    "over that option. See docs/operator/candidate-order.md."),
+    cfg.DictOpt("candidate_order_weights", default={},
+                help="Weight of each resource class in the spread and pack scores, as "
+                     "CLASS:MULTIPLIER pairs (like Nova's RAM, CPU and disk weigher "
+                     "multipliers); classes not listed weigh 1.0, 0 leaves a class out. "
+                     "Multipliers are 0 or more."),
+    cfg.FloatOpt("candidate_order_pool", default=2.0, min=1.0,
+                 help="Herd avoidance for spread and pack: a limited answer is drawn at "
+                      "random from the best pool x limit roots that fit, so that "
+                      "schedulers asking at once do not all get the same first hosts. "
+                      "1.0 gives the exact order."),
 ]
 
 GROUPS = {
@@ -172,6 +192,10 @@ def check_values(conf: cfg.ConfigOpts) -> None:
         if isinstance(value, cfg.ConfigOpts.GroupAttr):
             for opt in value:
                 getattr(value, opt)
+    try:
+        order.check_weights(conf.placer.candidate_order_weights)
+    except ValueError as exc:
+        raise cfg.ConfigFileValueError(str(exc)) from None
 
 
 def default_config_files() -> list[str] | None:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from placer.candidates import batches, search, service
+from placer.candidates.order import Order
 from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT
 from placer.db import tables as t
@@ -63,6 +64,8 @@ def _store(db, snap) -> None:
 
 
 def _find(conn, request, **options):
+    if "rng" in options:  # a random walk
+        options.setdefault("order", Order("random"))
     return service.find(CandidateStore(conn), request, **options)
 
 

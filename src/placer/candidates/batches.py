@@ -9,6 +9,7 @@ unlimited ones start at the top; pages grow to amortise the queries.
 import random
 from collections.abc import Callable, Sequence
 
+from placer.candidates.ranking import Ranking
 from placer.candidates.store import Roots
 
 FIRST_PAGE, LARGEST_PAGE, SMALLEST_BATCH = (16, 1000), 4000, 16
@@ -120,6 +121,53 @@ class Shuffled:
             chunk = (int((size - len(found)) * drawn / len(found) * 1.1) + 1
                      if found else chunk * 4)
             chunk = min(chunk, self.largest)
+        return found
+
+
+class Ranked:
+    """The candidate roots by rank (spread, pack): the trees the ranking
+    reads, through the roots' filter, then, if the answer still needs
+    more and ``tail`` says some candidate root may hold none of the ranked
+    classes itself (sharing providers give them all), the others by id.
+
+    With ``pool`` (herd avoidance), a limited answer's roots are drawn at
+    random from the best ``pool`` that pass, then the walk goes on in order."""
+
+    def __init__(self, roots: Roots, ranking: Ranking, tail: bool, pool: int = 0,
+                 rng: random.Random | None = None):
+        self.roots, self.ranking, self.tail = roots, ranking, tail
+        self.after: InOrder | None = None
+        self.drawn: Permutation | None = None
+        if pool:
+            self.drawn = Permutation(self._best(pool), rng or random.Random())
+
+    def next(self, size: int) -> list[int]:
+        """At least ``size`` more candidate roots while there are some, then none."""
+        if self.drawn is not None and self.drawn.left:
+            return self.drawn.take(size)
+        return self._best(size)
+
+    def _best(self, size: int) -> list[int]:
+        found: list[int] = []
+        chunk, read = size, 0
+        while len(found) < size and not self.ranking.exhausted:
+            ranked = [root for _, root in self.ranking.next(chunk)]
+            if not ranked:
+                break
+            passed = self.roots.among(ranked)
+            found += [root for root in ranked if root in passed]
+            # as Shuffled: what the rest needs at the share that passed so far
+            read += len(ranked)
+            chunk = (int((size - len(found)) * read / len(found) * 1.1) + 1
+                     if found else chunk * 4)
+            chunk = min(chunk, LARGEST_PAGE * 4)
+        while len(found) < size and self.tail:
+            if self.after is None:
+                self.after = InOrder(self.roots)
+            page = self.after.next(size - len(found))
+            if not page:
+                break
+            found += [root for root in page if root not in self.ranking.seen]
         return found
 
 

@@ -29,6 +29,7 @@ import random
 from collections.abc import Iterable, Iterator
 
 from placer.candidates import domains, solver
+from placer.candidates.order import Order
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Provider, Snapshot
 
@@ -99,6 +100,7 @@ def find_candidates(
     max_candidates: int = -1,
     strategy: str = "depth-first",
     rng: random.Random | None = None,
+    order: Order | None = None,
 ) -> Iterator[Candidate]:
     """Yield the request's candidates, at most ``limit`` (default: the
     request's) and, like upstream's ``max_allocation_candidates``, stopping
@@ -106,12 +108,13 @@ def find_candidates(
 
     ``strategy`` orders the anchors: depth-first gives all candidates of one
     root before the next, breadth-first takes one from each root in turn.
-    Without ``rng`` the order is deterministic (anchors and providers by id);
-    with it, anchors and each slot's providers are searched in random order
-    (a random walk, not a uniform sample of the whole set).
+    Without ``rng`` the order is deterministic (anchors and providers by id,
+    or by rank with a spread or pack ``order``); with it, anchors and each
+    slot's providers are searched in random order (a random walk, not a
+    uniform sample of the whole set).
     """
     return stream_candidates(request, [snapshot], limit=limit, max_candidates=max_candidates,
-                             strategy=strategy, rng=rng)
+                             strategy=strategy, rng=rng, order=order)
 
 
 def stream_candidates(
@@ -122,6 +125,7 @@ def stream_candidates(
     max_candidates: int = -1,
     strategy: str = "depth-first",
     rng: random.Random | None = None,
+    order: Order | None = None,
 ) -> Iterator[Candidate]:
     """``find_candidates`` over snapshots taken one at a time, each answering
     for its ``anchor_ids`` (consecutive runs of the anchors in answer order).
@@ -142,7 +146,7 @@ def stream_candidates(
     def in_order() -> Iterator[Candidate]:
         held: list[Iterator[Candidate]] = []  # breadth-first: streams for the next rounds
         for snapshot in batches:
-            for stream in _batch_streams(request, layout, snapshot, rng):
+            for stream in _batch_streams(request, layout, snapshot, rng, order):
                 if not breadth_first:
                     yield from stream
                     continue
@@ -168,7 +172,8 @@ def stream_candidates(
             return
 
 
-def _batch_streams(request, layout, snapshot: Snapshot, rng) -> list[Iterator[Candidate]]:
+def _batch_streams(request, layout, snapshot: Snapshot, rng,
+                   order: Order | None = None) -> list[Iterator[Candidate]]:
     """One lazy stream of candidates per viable anchor of the snapshot."""
     problems = domains.build_problems(request, layout, snapshot)
     if rng is not None:
@@ -176,8 +181,35 @@ def _batch_streams(request, layout, snapshot: Snapshot, rng) -> list[Iterator[Ca
         for problem in problems:
             for options in problem.options:
                 rng.shuffle(options)
+    elif order is not None and order.scored:
+        _rank(problems, request, layout, snapshot, order)
     plan = solver.Plan(layout, request, snapshot)
     return [_anchored(problem, plan, layout, snapshot) for problem in problems]
+
+
+def _rank(problems: list, request: CandidateRequest, layout: domains.Layout,
+          snapshot: Snapshot, order: Order) -> None:
+    """Put anchors and each slot's providers in ``order`` (spread, pack):
+    anchors as the walk met them (their stored ranks) or, over a whole
+    snapshot, by the rank of their trees; providers by their own rank over
+    the slot's classes. Ties by id."""
+    if snapshot.anchor_order is not None:
+        position = {root: i for i, root in enumerate(snapshot.anchor_order)}
+        problems.sort(key=lambda p: position[p.anchor])
+    else:
+        classes = order.weighted(request.resource_classes())
+        problems.sort(key=lambda p: (order.tree_rank(snapshot.tree(p.anchor), classes),
+                                     p.anchor))
+    ranks: dict[tuple[int, int], int] = {}
+    slot_classes = [order.weighted(slot.demand) for slot in layout.slots]
+    for problem in problems:
+        for i, options in enumerate(problem.options):
+            if len(options) < 2 or not slot_classes[i]:
+                continue
+            for p in options:
+                if (p.id, i) not in ranks:
+                    ranks[p.id, i] = order.provider_rank(p, slot_classes[i])
+            options.sort(key=lambda p, i=i: (ranks[p.id, i], p.id))
 
 
 def summary_providers(candidates: Iterable[Candidate], nested_aware: bool = True) -> list[Provider]:

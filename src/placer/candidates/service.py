@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from placer import exceptions
-from placer.candidates import batches, explanation, precheck, search
+from placer.candidates import batches, explanation, precheck, ranking, search
+from placer.candidates import order as order_module
 from placer.candidates.explanation.steps import Explanation
+from placer.candidates.order import Order
 from placer.candidates.parser import parse_query
 from placer.candidates.request import CandidateRequest
 from placer.candidates.root_plan import RootPlan
@@ -47,10 +49,12 @@ class Timings:
 
 
 def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
-         strategy: str = "depth-first", rng: random.Random | None = None,
-         batch: tuple[int, int] | None = None,
+         strategy: str = "depth-first", order: Order = order_module.BY_ID,
+         rng: random.Random | None = None, batch: tuple[int, int] | None = None,
          timings: Timings | None = None) -> tuple[list, list[Provider]]:
-    """(candidates, providers for provider_summaries) for ``request``.
+    """(candidates, providers for provider_summaries) for ``request``, in
+    ``order`` (``random`` and the herd pool of spread and pack draw from
+    ``rng``; a random order needs one).
 
     Raises BadRequest for an unknown name, where the reference reports it.
     ``batch`` overrides (first, largest) batch sizes, for tests. ``timings``,
@@ -70,13 +74,14 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
     candidates: list = []
     sizes = batches.Sizes(min(wanted) if wanted else None, lambda: len(candidates), batch)
-    trees = walk.batches(sizes, rng)
+    trees = walk.batches(sizes, order, rng)
     loading = [0.0]
     if timings is not None:
         trees = _timed(trees, loading)
     searching = time.perf_counter()
-    for candidate in search.stream_candidates(request, trees, max_candidates=max_candidates,
-                                              strategy=strategy, rng=rng):
+    for candidate in search.stream_candidates(
+            request, trees, max_candidates=max_candidates, strategy=strategy,
+            rng=rng if order.name == "random" else None, order=order):
         candidates.append(candidate)
     if timings is not None:
         now = time.perf_counter()
@@ -115,6 +120,7 @@ class _Walk:
         self.class_names = store.class_names()
         self.serving = store.trees(sorted(serving), self.class_names)
         sharing = [p for p in self.serving if p.is_sharing and p.inventories]
+        self.sharing = sharing
         # A tree's aggregates matter only to aggregate filters, to the sharing
         # providers it may be served by, and to resourceless groups (which
         # may use a sharing provider of any tree); provider summaries do not
@@ -138,15 +144,20 @@ class _Walk:
         return all(self.store.any_member([self.names.agg_ids(s) for s in group.member_of])
                    for group in self.request.groups if group.member_of and not group.resources)
 
-    def batches(self, sizes: batches.Sizes, rng: random.Random | None = None
+    def batches(self, sizes: batches.Sizes, order: Order, rng: random.Random | None = None
                 ) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
-        pages: batches.InOrder | batches.Shuffled
-        if rng is None:
-            pages = batches.InOrder(self.roots)
+        pages: batches.InOrder | batches.Shuffled | batches.Ranked
+        terms = self._terms(order)
+        if terms:
+            pages = batches.Ranked(self.roots, ranking.Ranking(self.store, order, terms),
+                                   tail=all(t.least == 0 for t in terms),
+                                   pool=order.pool_size(sizes.wanted), rng=rng)
+        elif order.name == "random":
+            pages = batches.Shuffled(self.roots, self.store.id_range(), rng or random.Random(),
+                                     sizes.largest, confined=bool(self.targets))
         else:
-            pages = batches.Shuffled(self.roots, self.store.id_range(), rng, sizes.largest,
-                                     confined=bool(self.targets))
+            pages = batches.InOrder(self.roots)
         page: list[int] = []
         walked = 0
         while True:
@@ -160,6 +171,22 @@ class _Walk:
             trees = self.store.trees([i for i in ids if i not in self.serving_roots],
                                      self.class_names, self.aggregates)
             yield Snapshot(self.serving + trees, anchor_ids=ids)
+
+
+    def _terms(self, order: Order) -> list[ranking.Term]:
+        """The classes of a spread or pack walk, none for the others (or
+        when the scores are not kept, or no requested class weighs): a
+        class no sharing provider holds must come from the tree itself,
+        so trees lacking the least amount a group asks of it are skipped."""
+        if not order.scored or not self.store.scores_kept:
+            return []
+        terms = []
+        for rc in order.weighted(self.request.resource_classes()):
+            shared = any(rc in s.inventories for s in self.sharing)
+            least = 0 if shared else min(g.resources[rc] for g in self.request.groups
+                                         if rc in g.resources)
+            terms.append(ranking.Term(self.names.classes[rc], order.weight(rc), least))
+        return terms
 
 
 def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:

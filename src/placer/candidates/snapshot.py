@@ -97,8 +97,11 @@ class Snapshot:
         # The roots this snapshot answers for (None: all). A batch of the
         # database's walk holds other trees too, only to serve these ones:
         # sharing providers and in_tree targets.
+        # In answer order: a ranked walk's batch is not by id.
+        self.anchor_order: tuple[int, ...] | None = (
+            None if anchor_ids is None else tuple(anchor_ids))
         self.anchor_ids: frozenset[int] | None = (
-            None if anchor_ids is None else frozenset(anchor_ids))
+            None if anchor_ids is None else frozenset(self.anchor_order))
 
     def may_anchor(self, root_id: int) -> bool:
         return self.anchor_ids is None or root_id in self.anchor_ids

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Provider, Snapshot
 from placer.candidates.store import Names, Store
-from placer.db import root_filter, trees
+from placer.db import root_filter, scores, trees
 from placer.db import tables as t
 from placer.db.engine import Database
 
@@ -25,7 +25,7 @@ rpa_t = t.resource_provider_aggregates
 
 def reader(db: Database) -> Callable[[Callable[[Store], T]], T]:
     """Runs a function on a CandidateStore, in one read transaction."""
-    return lambda fn: db.read(lambda conn: fn(CandidateStore(conn)))
+    return lambda fn: db.read(lambda conn: fn(CandidateStore(conn, db.keeps_scores(conn))))
 
 
 # Statements built once: constructing a SQLAlchemy statement per request
@@ -55,8 +55,9 @@ _SHARING_ROOTS = (
 class CandidateStore:
     """The Store, on one connection."""
 
-    def __init__(self, conn: Connection):
+    def __init__(self, conn: Connection, scores_kept: bool = True):
         self.conn = conn
+        self.scores_kept = scores_kept
 
     def names(self, request: CandidateRequest) -> Names:
         aggs = {u for g in request.groups for s in (*g.member_of, g.forbidden_aggs) for u in s}
@@ -139,6 +140,34 @@ class CandidateStore:
         found = self.conn.execute(sa.select(rp_t.c.uuid, rp_t.c.root_provider_id)
                                   .where(rp_t.c.uuid == uuid)).first()
         return None if found is None else (found.uuid, found.root_provider_id)
+
+
+    def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
+               least: int) -> list[tuple[int, int]]:
+        rows = self.conn.execute(_RANKED_SQL[spread], {
+            "rc": rc_id, "after": scores.walk_key(*after) if after[0] >= 0 else -1,
+            "least": least, "size": size}).scalars()
+        return [scores.split_key(k) for k in rows]
+
+    def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
+        found: dict[int, dict[int, int]] = {}
+        if not root_ids or not rc_ids:
+            return found
+        for root, rc, free in trees.where_in(
+                self.conn, _FREE_SQL.format(rc_ids=",".join(str(int(i)) for i in rc_ids)),
+                root_ids):
+            found.setdefault(root, {})[rc] = free
+        return found
+
+
+_RANKED = {True: "spread_key", False: "pack_key"}
+# one index range each: the class, then the walk key from where the last page ended
+_RANKED_SQL = {spread: sa.text(
+    f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"
+    f" AND {key} > :after AND largest >= :least ORDER BY {key} LIMIT :size")
+    for spread, key in _RANKED.items()}
+_FREE_SQL = ("SELECT root_id, resource_class_id, free FROM placer_tree_scores"
+             " WHERE resource_class_id IN ({rc_ids}) AND root_id")
 
 
 class _Roots:

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
 from placer import exceptions
+from placer.db import scores
 
 LOG = logging.getLogger("placement.db")
 T = TypeVar("T")
@@ -267,6 +268,14 @@ class Database:
         self.engine = engine
         self._prepare = prepare
         self._prepare_lock = threading.Lock()
+        self._keeps_scores: bool | None = None
+
+    def keeps_scores(self, conn: Connection) -> bool:
+        """Whether the database has the trees' score tables (looked up once:
+        placement-manage scores drop is for a stopped service)."""
+        if self._keeps_scores is None:
+            self._keeps_scores = scores.present(conn)
+        return self._keeps_scores
 
     @property
     def backend(self) -> str:
@@ -295,11 +304,14 @@ class Database:
             conn = self.engine.connect()
         except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
             raise _unavailable(exc) from exc
+        touched: set[int] = set()  # trees whose scores the write changes (db/scores.py)
         if write:
-            conn = conn.execution_options(placer_write=True)
+            conn = conn.execution_options(placer_write=True, placer_touched=touched)
         try:
             with conn.begin():
                 yield conn
+                if touched and self.keeps_scores(conn):
+                    scores.refresh(conn, touched)
         except DBAPIError as exc:
             _notify("error", type(exc).__name__)
             if exc.connection_invalidated:

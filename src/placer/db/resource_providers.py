@@ -10,7 +10,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
-from placer.db import capacity
+from placer.db import capacity, scores
 from placer.db.engine import plain_rows
 from placer.db.tables import (
     allocations,
@@ -101,6 +101,7 @@ def increment_generation(conn: Connection, provider: ProviderRecord, seen: int |
         .values(generation=seen + 1))
     if result.rowcount != 1:
         raise exceptions.ConcurrentUpdate(detail)
+    scores.touch(conn, provider.root_id)
     return seen + 1
 
 
@@ -163,7 +164,9 @@ def create(conn: Connection, uuid: str, name: str,
         assert key is not None  # a single-row INSERT always has one
         new_id = key[0]
         conn.execute(rp_t.update().where(rp_t.c.id == new_id).values(root_provider_id=new_id))
-    return get(conn, uuid)
+    created = get(conn, uuid)
+    scores.touch(conn, created.root_id)
+    return created
 
 
 def _unique_column(exc: IntegrityError) -> str | None:
@@ -265,6 +268,7 @@ def update(conn: Connection, uuid: str, name: str, parent_uuid=UNSET,
     if new_root_id != me.root_id:
         values["root_provider_id"] = new_root_id
         _move_subtree(conn, me, new_root_id)
+        scores.touch(conn, me.root_id, new_root_id)
     if values:
         try:
             conn.execute(rp_t.update().where(rp_t.c.id == me.id).values(**values))
@@ -299,7 +303,8 @@ def delete(conn: Connection, uuid: str) -> None:
     """Remove a provider with no children and no allocations, with its
     inventories and its trait and aggregate associations."""
     row = None if "\x00" in uuid else conn.execute(
-        sa.select(rp_t.c.id).where(rp_t.c.uuid == uuid).with_for_update()).first()
+        sa.select(rp_t.c.id, rp_t.c.root_provider_id).where(rp_t.c.uuid == uuid)
+        .with_for_update()).first()
     if row is None:
         raise exceptions.NotFound(f"{missing(uuid)} for delete")
     rp_id = row.id
@@ -313,6 +318,7 @@ def delete(conn: Connection, uuid: str) -> None:
         raise exceptions.Conflict(
             f"Unable to delete resource provider {uuid}: Resource provider has allocations.",
             exceptions.PROVIDER_IN_USE)
+    scores.touch(conn, row.root_provider_id)
     for table in (inventories, resource_provider_aggregates, resource_provider_traits):
         conn.execute(table.delete().where(table.c.resource_provider_id == rp_id))
     try:

@@ -6,6 +6,7 @@ Kept identical so that an existing Placement database can be served in place.
 import datetime
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     DateTime,
     Float,
@@ -13,6 +14,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    SmallInteger,
     String,
     Table,
     Unicode,
@@ -158,4 +160,43 @@ consumers = Table(
     Index("consumers_project_id_uuid_idx", "project_id", "uuid"),
     Index("consumers_project_id_user_id_uuid_idx", "project_id", "user_id", "uuid"),
     Index("consumers_consumer_type_id_idx", "consumer_type_id"),
+)
+
+
+# Placer's own tables, which the reference's schema does not have: kept under
+# their own migration history (db/alembic_placer/, version table
+# placer_alembic_version) so that the reference's ``db sync`` never meets
+# them, and without foreign keys so that the reference's writes never fail
+# on them. See db/scores.py.
+placer_metadata = MetaData()
+
+# Per tree and class held by the tree's own providers: free per mille of the
+# capacity; the most free on one provider (a tree where a request cannot fit
+# is skipped inside the index); and the walk keys of pack and spread, a
+# tree's term (candidates/order.py) times 2**31 plus its root id, so that
+# each order walks one index upwards, ties by root id, page after page.
+tree_scores = Table(
+    "placer_tree_scores", placer_metadata,
+    Column("root_id", Integer, primary_key=True, autoincrement=False),
+    Column("resource_class_id", Integer, primary_key=True, autoincrement=False),
+    Column("free", SmallInteger, nullable=False),
+    Column("largest", BigInteger, nullable=False),
+    Column("pack_key", BigInteger, nullable=False),
+    Column("spread_key", BigInteger, nullable=False),
+    Index("placer_tree_scores_pack_idx", "resource_class_id", "pack_key", "largest"),
+    Index("placer_tree_scores_spread_idx", "resource_class_id", "spread_key", "largest"),
+)
+
+# Per tree, what its providers looked like when its scores were computed
+# (count, sums of generations and ids, sum of allocations): a write that
+# does not maintain the scores (the reference's) moves a generation, the
+# tree's membership or, deleting a consumer's allocations, what is used;
+# placement-status sees it.
+tree_versions = Table(
+    "placer_tree_versions", placer_metadata,
+    Column("root_id", Integer, primary_key=True, autoincrement=False),
+    Column("providers", Integer, nullable=False),
+    Column("generations", BigInteger, nullable=False),
+    Column("ids", BigInteger, nullable=False),
+    Column("used", BigInteger, nullable=False),
 )

@@ -11,7 +11,7 @@ import random
 import falcon
 
 from placer import collector
-from placer.candidates import render, service
+from placer.candidates import order, render, service
 from placer.candidates.explanation import render as explanation_render
 from placer.candidates.parser import parse_query
 from placer.db import candidates as db
@@ -28,11 +28,12 @@ def list_candidates(req: Request, resp: falcon.Response):
     version = util.version(req)
     request = parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
-    rng = random.Random() if conf.randomize_allocation_candidates else None
+    in_order = order.from_conf(req.context.conf)
     timings = service.Timings() if metrics.enabled(req.context.conf) else None
     candidates, summaries = db.reader(req.context.db)(lambda store: service.find(
         store, request, max_candidates=conf.max_allocation_candidates,
-        strategy=conf.allocation_candidates_generation_strategy, rng=rng, timings=timings))
+        strategy=conf.allocation_candidates_generation_strategy, order=in_order,
+        rng=random.Random(), timings=timings))
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))

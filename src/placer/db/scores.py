@@ -1,0 +1,164 @@
+"""The stored scores of trees, which spread and pack walk (candidates/order.py
+says what they are): kept exact by every write Placer makes, in the
+write's own transaction, and checked against the providers' generations.
+
+A write names the trees it changes (``touch``: every generation bump,
+provider creation, re-parenting and deletion); ``Database`` recomputes
+those trees' rows before it commits (``refresh``). A write that does not
+(the reference's, after a roll-back and forward again, or rows written with
+SQL) leaves a tree whose providers' count, generations or ids no longer
+match its version row: ``stale`` counts them for placement-status, and
+``rebuild`` recomputes every tree. Stale scores only change the order of
+an answer, never its validity.
+"""
+
+from collections.abc import Iterable, Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from placer.candidates.order import FULL, free_per_mille
+from placer.db import tables as t
+from placer.model.inventory import capacity
+
+rp_t, inv_t, alloc_t = t.resource_providers, t.inventories, t.allocations
+scores_t, versions_t = t.tree_scores, t.tree_versions
+TABLES = (scores_t, versions_t)
+VERSION_TABLE = "placer_alembic_version"
+CHUNK = 500  # trees per statement
+BIG = 2**63 - 1  # the largest free amount stored
+ID_BITS = 31  # provider ids are 32-bit signed integers
+
+
+def walk_key(term: int, root_id: int) -> int:
+    """A tree's place in an order's index: by term, then root id."""
+    return (term << ID_BITS) | root_id
+
+
+def split_key(key: int) -> tuple[int, int]:
+    """(term, root id) of a walk key."""
+    return key >> ID_BITS, key & ((1 << ID_BITS) - 1)
+
+
+def touch(conn: Connection, *root_ids: int | None) -> None:
+    """Note trees whose scores this write changes (refreshed before commit;
+    a connection outside ``Database.transaction`` keeps none: its writes
+    are left stale)."""
+    touched = conn.get_execution_options().get("placer_touched")
+    if touched is not None:
+        touched.update(r for r in root_ids if r is not None)
+
+
+def present(conn: Connection) -> bool:
+    """Whether the score tables exist (placement-manage scores drop removes them)."""
+    inspector = sa.inspect(conn)
+    return all(inspector.has_table(table.name) for table in TABLES)
+
+
+def refresh(conn: Connection, root_ids: Iterable[int]) -> None:
+    """Recompute the rows of these trees (a tree gone, or moved under
+    another root, loses its rows)."""
+    for chunk in _chunks(sorted(set(root_ids)), CHUNK):
+        scores, versions = _compute(conn, rp_t.c.root_provider_id.in_(chunk))
+        conn.execute(scores_t.delete().where(scores_t.c.root_id.in_(chunk)))
+        conn.execute(versions_t.delete().where(versions_t.c.root_id.in_(chunk)))
+        _insert(conn, scores, versions)
+
+
+def rebuild(conn: Connection) -> int:
+    """Recompute every tree's rows; returns the number of trees."""
+    conn.execute(scores_t.delete())
+    conn.execute(versions_t.delete())
+    trees = 0
+    roots = list(conn.execute(sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None))
+                              .order_by(rp_t.c.id)).scalars())
+    for chunk in _chunks(roots, CHUNK * 10):
+        scores, versions = _compute(conn, rp_t.c.root_provider_id.between(chunk[0], chunk[-1]))
+        _insert(conn, scores, versions)
+        trees += len(versions)
+    return trees
+
+
+def stale(conn: Connection) -> int:
+    """How many trees' scores do not match their providers (missing, gone
+    or changed since they were computed)."""
+    current = _signatures().where(rp_t.c.root_provider_id.is_not(None)).subquery()
+    root_id, providers, generations, ids, in_use = current.c
+    changed = conn.execute(
+        sa.select(sa.func.count()).select_from(
+            current.outerjoin(versions_t, versions_t.c.root_id == root_id))
+        .where(sa.or_(versions_t.c.root_id.is_(None),
+                      versions_t.c.providers != providers,
+                      versions_t.c.generations != generations,
+                      versions_t.c.ids != ids,
+                      versions_t.c.used != sa.func.coalesce(in_use, 0)))).scalar_one()
+    gone = conn.execute(
+        sa.select(sa.func.count()).select_from(versions_t).where(~sa.exists(
+            sa.select(1).where(rp_t.c.root_provider_id == versions_t.c.root_id)))).scalar_one()
+    return changed + gone
+
+
+def drop(conn: Connection) -> None:
+    """Remove the score tables and their migration history."""
+    for table in TABLES:
+        table.drop(conn, checkfirst=True)
+    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {VERSION_TABLE}")
+
+
+def _compute(conn: Connection, trees: sa.ColumnElement) -> tuple[list[dict], list[dict]]:
+    """(score rows, version rows) of the trees ``trees`` selects."""
+    ids = sa.select(rp_t.c.id).where(trees)
+    used = (sa.select(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id,
+                      sa.func.sum(alloc_t.c.used).label("used"))
+            .where(alloc_t.c.resource_provider_id.in_(ids))
+            .group_by(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id).subquery())
+    rows = conn.execute(
+        sa.select(rp_t.c.root_provider_id, inv_t.c.resource_class_id, inv_t.c.total,
+                  inv_t.c.reserved, inv_t.c.allocation_ratio, used.c.used)
+        .select_from(rp_t.join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
+                     .outerjoin(used, sa.and_(
+                         used.c.resource_provider_id == rp_t.c.id,
+                         used.c.resource_class_id == inv_t.c.resource_class_id)))
+        .where(trees)).all()
+    totals: dict[tuple[int, int], list[int]] = {}  # (root, class) -> [capacity, used, largest]
+    for root, rc, total, reserved, ratio, in_use in rows:
+        cap, in_use = capacity(total, reserved, ratio), int(in_use or 0)
+        entry = totals.setdefault((root, rc), [0, 0, 0])
+        entry[0] += cap
+        entry[1] += in_use
+        entry[2] = max(entry[2], cap - in_use)
+    scores = []
+    for (root, rc), (cap, in_use, largest) in sorted(totals.items()):
+        free = free_per_mille(cap, in_use)
+        scores.append({"root_id": root, "resource_class_id": rc, "free": free,
+                       "largest": min(max(largest, 0), BIG),
+                       "pack_key": walk_key(free, root), "spread_key": walk_key(FULL - free, root)})
+    versions = [
+        {"root_id": root, "providers": n, "generations": int(gens), "ids": int(id_sum),
+         "used": int(in_use or 0)}
+        for root, n, gens, id_sum, in_use in conn.execute(_signatures().where(trees))]
+    return scores, versions
+
+
+def _signatures() -> sa.Select:
+    """Per tree: providers, sums of their generations and ids, sum of their
+    allocations (the version row's columns, in order)."""
+    p = rp_t.alias("p")
+    in_use = (sa.select(sa.func.sum(alloc_t.c.used))
+              .select_from(alloc_t.join(p, p.c.id == alloc_t.c.resource_provider_id))
+              .where(p.c.root_provider_id == rp_t.c.root_provider_id).scalar_subquery())
+    return (sa.select(rp_t.c.root_provider_id, sa.func.count(),
+                      sa.func.sum(rp_t.c.generation), sa.func.sum(rp_t.c.id), in_use)
+            .group_by(rp_t.c.root_provider_id))
+
+
+def _insert(conn: Connection, scores: list[dict], versions: list[dict]) -> None:
+    if scores:
+        conn.execute(scores_t.insert(), scores)
+    if versions:
+        conn.execute(versions_t.insert(), versions)
+
+
+def _chunks(items: list[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
