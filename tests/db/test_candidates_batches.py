@@ -26,41 +26,14 @@ from placer.candidates.snapshot import SHARING_TRAIT
 from placer.db import tables as t
 from placer.db import trees
 from placer.db.candidates import CandidateStore
-from tests.helpers import factories
-from tests.helpers.worlds import TRAITS, engine_key, queries, worlds
+from tests.helpers import factories, stored_worlds
+from tests.helpers.worlds import engine_key, queries, worlds
 
 # PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz
 SETTINGS = settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "60")),
                     deadline=None, derandomize=os.environ.get("PLACER_FUZZ_RANDOM") != "1",
                     suppress_health_check=[HealthCheck.filter_too_much,
                                            HealthCheck.function_scoped_fixture])
-
-
-def _clear(conn) -> None:
-    for table in (t.allocations, t.inventories, t.resource_provider_traits,
-                  t.resource_provider_aggregates, t.placement_aggregates):
-        conn.execute(table.delete())
-    # MySQL checks the self-references row by row: detach them first
-    conn.execute(t.resource_providers.update().values(parent_provider_id=None,
-                                                      root_provider_id=None))
-    conn.execute(t.resource_providers.delete())
-
-
-def _store(db, snap) -> None:
-    """Write a world's providers (parents first) to the database; the
-    queries' traits all exist, on a provider or not."""
-    db.write(_clear)
-    known = set(db.read(lambda conn: conn.execute(sa.select(t.traits.c.name)).scalars().all()))
-    for name in sorted(set(TRAITS) - known):
-        factories.trait_row(db, name)
-    for p in snap.providers.values():
-        parent = snap.get(p.parent_id).uuid if p.parent_id is not None else None
-        inventory = {rc: {k: v for k, v in inv._asdict().items() if k != "capacity"}
-                     for rc, inv in p.inventories.items()}
-        factories.provider(db, p.name, uuid=p.uuid, parent=parent, inventory=inventory,
-                           traits=p.traits, aggregates=p.aggregates, generation=p.generation)
-        for rc, used in p.usages.items():
-            factories.allocation(db, p.uuid, rc, used)
 
 
 def _find(conn, request, **options):
@@ -73,19 +46,10 @@ def _key(candidate):
     return (candidate.anchor.uuid, candidate.allocations(), candidate.mappings())
 
 
-def _whole(conn, request, **options):
-    """The answer as it was before batching: one snapshot of every tree."""
-    rc_ids = list(conn.execute(sa.select(t.resource_classes.c.id).where(
-        t.resource_classes.c.name.in_(request.resource_classes()))).scalars())
-    snap = CandidateStore(conn).whole_cloud(request, rc_ids)
-    found = list(search.find_candidates(request, snap, **options))
-    return found, search.summary_providers(found, request.nested_aware)
-
-
 @pytest.fixture(scope="module")
 def store(migrated_db):
     yield migrated_db
-    migrated_db.write(_clear)
+    migrated_db.write(stored_worlds.clear)
 
 
 @SETTINGS
@@ -99,12 +63,13 @@ def test_batches_answer_as_one_snapshot(store, data):
     # None: the production sizes (pages, then batches sized by the yield so
     # far), scaled down to these small worlds
     batch = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 3), None]))
-    _store(store, snap)
+    stored_worlds.store(store, snap)
 
     def both(conn):
-        expected = _whole(conn, request, strategy=strategy, max_candidates=max_candidates)
-        got = _find(conn, request, strategy=strategy,
-                                 max_candidates=max_candidates, batch=batch)
+        expected = stored_worlds.whole(conn, request, strategy=strategy,
+                                       max_candidates=max_candidates)
+        got = _find(conn, request, strategy=strategy, max_candidates=max_candidates,
+                    batch=batch)
         return expected, got
 
     with mock.patch.multiple(batches, FIRST_PAGE=(1, 3), LARGEST_PAGE=4,
@@ -121,10 +86,10 @@ def test_random_batches_give_valid_candidates(store, data):
     request = data.draw(queries(snap))
     limit = data.draw(st.integers(1, 4))
     strategy = data.draw(st.sampled_from(search.STRATEGIES))
-    _store(store, snap)
+    stored_worlds.store(store, snap)
 
     def both(conn):
-        everything, _ = _whole(conn, request, limit=None)
+        everything, _ = stored_worlds.whole(conn, request, limit=None)
         got, _ = _find(conn, dataclasses.replace(request, limit=limit),
                                     rng=random.Random(data.draw(st.integers(0, 9))),
                                     strategy=strategy, batch=(1, 2))
@@ -149,7 +114,7 @@ def _query(pairs, version=(1, 39)):
 
 def _batched_and_whole(db, request, **options):
     def both(conn):
-        whole = _whole(conn, request, **options)
+        whole = stored_worlds.whole(conn, request, **options)
         batched = _find(conn, request, batch=(1, 1), **options)
         return whole, batched
 

@@ -15,22 +15,48 @@ from placer.db import schema_migrations, tables
 HEAD = "a082b8bb98d0"
 
 
-def _differences(engine) -> list:
+def _differences(engine, metadata=tables.metadata) -> list:
+    """What differs between the database and ``metadata``, on ``metadata``'s
+    tables (the reference's, or Placer's own)."""
     with engine.connect() as conn:
         context = MigrationContext.configure(
-            conn, opts={"compare_type": True, "compare_server_default": True})
-        return compare_metadata(context, tables.metadata)
+            conn, opts={"compare_type": True, "compare_server_default": True,
+                        "include_name": lambda name, kind, _parents: (
+                            kind != "table" or name in metadata.tables)})
+        return compare_metadata(context, metadata)
 
 
 def test_migrated_schema_matches_tables(empty_engine):
     schema_migrations.upgrade(empty_engine)
     assert _differences(empty_engine) == []
+    assert _differences(empty_engine, tables.placer_metadata) == []
 
 
 def test_every_declared_table_is_created(empty_engine):
     schema_migrations.upgrade(empty_engine)
     names = set(sa.inspect(empty_engine).get_table_names())
-    assert names == set(tables.metadata.tables) | {"alembic_version"}
+    assert names == (set(tables.metadata.tables) | set(tables.placer_metadata.tables)
+                     | {"alembic_version", "placer_alembic_version"})
+
+
+def test_reference_history_holds_only_reference_revisions(empty_engine):
+    """After a roll-back, the reference's own db sync reads alembic_version:
+    it must find its head there, and Placer's tables under their own table."""
+    schema_migrations.upgrade(empty_engine)
+    with empty_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).all() == [
+            (HEAD,)]
+        assert conn.execute(sa.text("SELECT version_num FROM placer_alembic_version")
+                            ).all() == [(schema_migrations.placer_head(),)]
+    assert schema_migrations.placer_version(empty_engine) == schema_migrations.placer_head()
+
+
+def test_placer_tables_wait_for_the_references_head(empty_engine):
+    """Upgrading to an older reference revision leaves Placer's tables out:
+    their filling reads the current schema."""
+    schema_migrations.upgrade(empty_engine, "b4ed3a175331")
+    assert "placer_tree_scores" not in sa.inspect(empty_engine).get_table_names()
+    assert schema_migrations.placer_version(empty_engine) is None
 
 
 def test_reference_index_names_survive(empty_engine):

@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
-from placer.cli import status
+from placer.cli import manage, status
 from placer.db import engine as db_engine
-from placer.db import schema_migrations, tables
+from placer.db import schema_migrations, scores, tables
 from tests.helpers import cli
 from tests.helpers.databases import ThrowAwayDatabase
 
@@ -25,6 +25,10 @@ ALL_GOOD = """\
 | Details: None                             |
 +-------------------------------------------+
 | Check: Policy File JSON to YAML Migration |
+| Result: Success                           |
+| Details: None                             |
++-------------------------------------------+
+| Check: Candidate Order Scores             |
 | Result: Success                           |
 | Details: None                             |
 +-------------------------------------------+
@@ -49,6 +53,14 @@ ROOTS_AND_CONSUMERS = """\
 | Check: Policy File JSON to YAML Migration                            |
 | Result: Success                                                      |
 | Details: None                                                        |
++----------------------------------------------------------------------+
+| Check: Candidate Order Scores                                        |
+| Result: Warning                                                      |
+| Details: The scores of 1 provider trees do not match their           |
+|   inventories and allocations (written by another service,           |
+|   such as the reference Placement, or with SQL): the spread          |
+|   and pack candidate orders rank those trees by old scores.          |
+|   Run 'placement-manage scores rebuild'.                             |
 +----------------------------------------------------------------------+
 """
 
@@ -132,6 +144,8 @@ def test_yaml_policy_file_passes(capsys, target):
 def test_json_output(capsys, target):
     """--json is honoured (the reference accepts it but prints the table)."""
     _seed(target.engine, rootless=0, lost_consumers=2)
+    with target.engine.begin() as conn:
+        scores.rebuild(conn)
     code, out, _ = run(capsys, "--config-file", target.conf, "upgrade", "check", "--json")
     assert code == 1
     assert json.loads(out) == {"name": "Upgrade Check Results", "checks": [
@@ -140,7 +154,8 @@ def test_json_output(capsys, target):
          "details": "There are 2 incomplete consumers table records for existing "
                     "allocations. Run the \"placement-manage db online_data_migrations\" "
                     "command."},
-        {"check": "Policy File JSON to YAML Migration", "result": 0, "details": None}]}
+        {"check": "Policy File JSON to YAML Migration", "result": 0, "details": None},
+        {"check": "Candidate Order Scores", "result": 0, "details": None}]}
     # and the table again without it: nothing global left behind
     code, out, _ = run(capsys, "--config-file", target.conf, "upgrade", "check")
     assert out.startswith("+---")
@@ -184,3 +199,44 @@ def test_missing_connection_exits_1(capsys, tmp_path, monkeypatch):
     code, _, err = run(capsys, "--config-file", str(empty), "upgrade", "check")
     assert code == 1
     assert "value required for option connection in group [placement_database]" in err
+
+
+def _scores_check(out: str) -> str:
+    return out[out.index("| Check: Candidate Order Scores"):]
+
+
+def test_stale_scores_warn_until_rebuilt(capsys, target):
+    """Rows written without Placer (as the reference, or SQL, writes them)."""
+    _seed(target.engine, rootless=0, lost_consumers=0)
+    with target.engine.begin() as conn:
+        conn.execute(tables.allocations.insert().values(
+            resource_provider_id=1, consumer_id=str(uuid.uuid4()), resource_class_id=0,
+            used=1))
+    code, out, _ = run(capsys, "--config-file", target.conf, "upgrade", "check")
+    assert code == 1
+    assert "| Result: Warning" in _scores_check(out)
+    assert "The scores of 1 provider trees do not match" in _scores_check(out)
+    assert manage.main(["--config-file", target.conf, "scores", "rebuild"]) == 0
+    assert capsys.readouterr().out == "Rebuilt the scores of 1 trees.\n"
+    code, out, _ = run(capsys, "--config-file", target.conf, "upgrade", "check")
+    assert "| Result: Success" in _scores_check(out)
+
+
+def test_dropped_scores_warn_only_when_an_order_needs_them(capsys, target):
+    assert manage.main(["--config-file", target.conf, "scores", "drop"]) == 0
+    assert "placer_alembic_version" in capsys.readouterr().out
+    assert run(capsys, "--config-file", target.conf, "upgrade", "check") == (0, ALL_GOOD, "")
+    extra = target.dir / "order.conf"
+    extra.write_text("[placer]\ncandidate_order = pack\n")
+    code, out, _ = run(capsys, "--config-file", target.conf, "--config-file", str(extra),
+                       "upgrade", "check")
+    assert code == 1
+    assert "candidate_order is pack but the score tables are missing" in " ".join(
+        out.replace("|", " ").split())
+    assert manage.main(["--config-file", target.conf, "scores", "rebuild"]) == 1
+    assert "run 'placement-manage db sync'" in capsys.readouterr().out
+    # db sync creates them again, filled
+    assert manage.main(["--config-file", target.conf, "db", "sync"]) == 0
+    assert schema_migrations.placer_version(target.engine) == schema_migrations.placer_head()
+    assert run(capsys, "--config-file", target.conf, "--config-file", str(extra),
+               "upgrade", "check")[0] == 0

@@ -14,6 +14,7 @@ import sys
 import prettytable
 
 from placer import exceptions, microversions
+from placer.candidates import order as placer_order
 from placer.candidates import service
 from placer.candidates.explanation import render
 from placer.db import candidates as db_candidates
@@ -43,7 +44,8 @@ def run(conf) -> int:
         try:
             result = service.explain_query(
                 db_candidates.reader(db), pairs, version,
-                max_candidates=conf.placement.max_allocation_candidates)
+                max_candidates=conf.placement.max_allocation_candidates,
+                order=placer_order.from_conf(conf))
         finally:
             db.dispose()
     except exceptions.BadRequest as exc:
@@ -99,6 +101,14 @@ def report(body: dict) -> str:
                  else f"group {first['group']}" if first["group"] else "unsuffixed group")
         out += [f"Empty after: {first['constraint']} {first['value']} ({where})".rstrip(),
                 f"  {first['message']}"]
+    order = body["order"]
+    out += ["", f"Order: {order['name']}"]
+    if "trees" in order:
+        out[-1] += f" (pool {order['pool']:g}; the exact order before the pool's draw)"
+        out.append(_table(["Tree", "Candidates", "Rank", "Free per mille"],
+                          [[t["name"] or t["root_provider_uuid"], t["candidates"], t["rank"],
+                            ", ".join(f"{rc}:{f}" for rc, f in t["free"].items())]
+                           for t in order["trees"]]))
     if "provider" in body:
         p = body["provider"]
         out += ["", f"Provider {p['name']} ({p['uuid']}):", _failures(p["failures"]),

@@ -10,8 +10,9 @@ import sys
 from oslo_config import cfg
 from oslo_upgradecheck import common_checks, upgradecheck
 
+from placer.candidates import order as placer_order
 from placer.cli.manage import cli_config, parse_args
-from placer.db import data_migrations
+from placer.db import data_migrations, scores
 from placer.db import engine as db_engine
 
 PROG = "placement-status"
@@ -55,10 +56,33 @@ class Checks(upgradecheck.UpgradeCommands):
     def _check_policy_json(self) -> upgradecheck.Result:
         return common_checks.check_policy_json(self, self.conf)
 
+    def _check_scores(self) -> upgradecheck.Result:
+        # Placer's own: the trees' scores of the spread and pack orders
+        order = placer_order.from_conf(self.conf)
+        if not self._read(scores.present):
+            if order.scored:
+                return upgradecheck.Result(
+                    upgradecheck.Code.WARNING,
+                    details=f"[placer] candidate_order is {order.name} but the score tables "
+                            "are missing: candidates come in id order until "
+                            "'placement-manage db sync' creates them.")
+            return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        stale = self._read(scores.stale)
+        if stale:
+            return upgradecheck.Result(
+                upgradecheck.Code.WARNING,
+                details=f"The scores of {stale} provider trees do not match their "
+                        "inventories and allocations (written by another service, such as "
+                        "the reference Placement, or with SQL): the spread and pack "
+                        "candidate orders rank those trees by old scores. Run "
+                        "'placement-manage scores rebuild'.")
+        return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+
     _upgrade_checks = (
         ("Missing Root Provider IDs", _check_root_provider_ids),
         ("Incomplete Consumers", _check_incomplete_consumers),
         ("Policy File JSON to YAML Migration", _check_policy_json),
+        ("Candidate Order Scores", _check_scores),
     )
 
 

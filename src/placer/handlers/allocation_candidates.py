@@ -45,5 +45,6 @@ def list_candidates(req: Request, resp: falcon.Response):
 def explain_candidates(req: Request, resp: falcon.Response):
     result = service.explain_query(
         db.reader(req.context.db), query.pairs(req), util.version(req),
-        max_candidates=req.context.conf.placement.max_allocation_candidates)
+        max_candidates=req.context.conf.placement.max_allocation_candidates,
+        order=order.from_conf(req.context.conf))
     util.send_json(req, resp, explanation_render.body(result))

@@ -209,4 +209,12 @@ EXPLAIN = closed({
         "failures": {"type": "array", "items": _FAILURE},
         "tree": closed({"uuid": UUID, "name": _NAME,
                         "failures": {"type": "array", "items": _FAILURE}})}),
-}, required=["candidates", "groups", "request", "first_empty"])
+    "order": closed({
+        "name": {"enum": ["id", "random", "spread", "pack"]},
+        "weights": by_class({"type": "number", "minimum": 0}),
+        "pool": {"type": "number", "minimum": 1},
+        "trees": {"type": "array", "items": closed({
+            "root_provider_uuid": UUID, "name": _NAME, "candidates": COUNT, "rank": COUNT,
+            "free": by_class({"type": "integer", "minimum": 0, "maximum": 1000})})},
+    }, required=["name"]),
+}, required=["candidates", "groups", "request", "first_empty", "order"])

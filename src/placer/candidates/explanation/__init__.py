@@ -29,27 +29,52 @@ the answer's body.
 import uuid as uuidlib
 
 from placer import exceptions
+from placer.candidates import search
 from placer.candidates.explanation import funnel
 from placer.candidates.explanation import provider as provider_report
-from placer.candidates.explanation.steps import Explanation
+from placer.candidates.explanation.steps import Explanation, OrderReport, RankedTree
+from placer.candidates.order import BY_ID, Order, tree_scores
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Snapshot
 from placer.model import query_values
 
 
 def explain(request: CandidateRequest, snapshot: Snapshot, *, provider: str | None = None,
-            provider_snapshot: Snapshot | None = None, max_candidates: int = -1) -> Explanation:
+            provider_snapshot: Snapshot | None = None, max_candidates: int = -1,
+            order: Order = BY_ID) -> Explanation:
     """The funnel of ``request`` over ``snapshot`` (which must hold what a
     whole-cloud search needs, see snapshot.py). ``provider``: the uuid of a
     provider to report on, found in ``provider_snapshot`` (default:
-    ``snapshot``); ``max_candidates``: the service's max_allocation_candidates."""
+    ``snapshot``); ``max_candidates``: the service's max_allocation_candidates;
+    ``order``: the service's candidate order."""
     groups = [(g, funnel.group_steps(request, g, snapshot)) for g in request.groups]
     request_steps, answer = funnel.request_steps(request, snapshot, groups, max_candidates)
     report = None
     if provider is not None:
         around = provider_snapshot or snapshot
         report = provider_report.report(request, around, around.by_uuid[provider])
-    return Explanation(request, groups, request_steps, answer, report)
+    return Explanation(request, groups, request_steps, answer, report,
+                       _order_report(request, snapshot, max_candidates, order))
+
+
+def _order_report(request: CandidateRequest, snapshot: Snapshot, max_candidates: int,
+                  order: Order) -> OrderReport:
+    """The answer's trees in spread or pack order, with their ranks, from
+    the providers as they are now (what the stored scores hold when kept)."""
+    if not order.scored:
+        return OrderReport(order)
+    classes = order.weighted(request.resource_classes())
+    counts: dict[int, int] = {}
+    for candidate in search.find_candidates(request, snapshot, max_candidates=max_candidates,
+                                            order=order):
+        counts[candidate.anchor.id] = counts.get(candidate.anchor.id, 0) + 1
+    trees = []
+    for root_id, count in counts.items():
+        providers = snapshot.tree(root_id)
+        free = {rc: f for rc, (f, _) in tree_scores(providers).items() if rc in classes}
+        trees.append(RankedTree(snapshot.get(root_id), count,
+                                order.tree_rank(providers, classes), free))
+    return OrderReport(order, trees)
 
 
 def split_query(pairs: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], str | None]:

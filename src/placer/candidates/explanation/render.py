@@ -3,7 +3,8 @@
 
 import dataclasses
 
-from placer.candidates.explanation.steps import Explanation, ProviderReport, Step
+from placer.candidates.explanation.steps import Explanation, OrderReport, ProviderReport, Step
+from placer.candidates.order import WEIGHT_UNIT
 
 
 def body(explanation: Explanation) -> dict:
@@ -19,6 +20,20 @@ def body(explanation: Explanation) -> dict:
     }
     if explanation.provider is not None:
         out["provider"] = _provider(explanation.provider)
+    if explanation.order is not None:
+        out["order"] = _order(explanation.order)
+    return out
+
+
+def _order(report: OrderReport) -> dict:
+    order = report.order
+    out: dict = {"name": order.name}
+    if report.trees is not None:
+        out["weights"] = {rc: w / WEIGHT_UNIT for rc, w in sorted(order.weights.items())}
+        out["pool"] = order.pool
+        out["trees"] = [{"root_provider_uuid": t.root.uuid, "name": t.root.name,
+                         "candidates": t.candidates, "rank": t.rank, "free": t.free}
+                        for t in report.trees]
     return out
 
 

@@ -1,8 +1,9 @@
 """What explain answers: the funnel's steps, the failures of one provider
-and its tree, and the whole explanation (render.py writes them out)."""
+and its tree, the order of the answer, and the whole explanation (render.py writes them out)."""
 
 from dataclasses import dataclass, field
 
+from placer.candidates.order import Order
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider
 
@@ -51,12 +52,33 @@ class ProviderReport:
 
 
 @dataclass
+class RankedTree:
+    """A tree of the answer, in answer order, with its rank and free per
+    mille per requested class (spread and pack)."""
+
+    root: Provider
+    candidates: int
+    rank: int
+    free: dict[str, int]
+
+
+@dataclass
+class OrderReport:
+    """The order in force and, for spread and pack, the answer's trees in
+    their exact order (the herd pool's random draw aside)."""
+
+    order: Order
+    trees: list[RankedTree] | None = None
+
+
+@dataclass
 class Explanation:
     request: CandidateRequest
     groups: list[tuple[RequestGroup, list[Step]]]
     request_steps: list[Step]
     candidates: int  # what GET /allocation_candidates answers, in number
     provider: ProviderReport | None = None
+    order: OrderReport | None = None
 
     @property
     def steps(self) -> list[Step]:
