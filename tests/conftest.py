@@ -74,6 +74,8 @@ def empty_engine(backend, tmp_path):
 
 def _empty(conn) -> None:
     """Remove everything a test wrote, keeping the synced standard names."""
+    for table in tables.placer_metadata.sorted_tables:
+        conn.execute(table.delete())
     for table in reversed(tables.metadata.sorted_tables):
         if table.name == "resource_classes":
             conn.execute(table.delete().where(table.c.id >= 10000))

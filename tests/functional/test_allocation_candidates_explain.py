@@ -51,7 +51,8 @@ def test_names_the_constraint_that_empties_the_answer(cloud):
     r = explain(cloud, "resources=VCPU:64,MEMORY_MB:1024")
     assert r.status_code == 200, r.text
     body = r.json
-    assert list(body) == ["candidates", "groups", "request", "first_empty"]
+    assert list(body) == ["candidates", "groups", "request", "first_empty", "order"]
+    assert body["order"] == {"name": "id"}
     assert body["candidates"] == 0
     assert body["first_empty"] == {
         "group": "", "constraint": "capacity", "value": "VCPU:64",

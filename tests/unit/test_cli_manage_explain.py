@@ -40,7 +40,7 @@ run = cli.runner(manage.main)
 def test_prints_the_funnel_as_tables(capsys, cloud):
     code, out, err = run(capsys, "--config-file", cloud.conf, "explain", "resources=VCPU:64")
     assert (code, err) == (0, "")
-    assert out.startswith("Candidates: 0\n\nFunnel of the unsuffixed group (VCPU:64):\n")
+    assert out.startswith("Candidates: 0\nOrder: id\n\nFunnel of the unsuffixed group (VCPU:64):\n")
     assert "| Constraint | Value   | Providers | Trees | Detail" in out
     assert "| class      | VCPU    | 2         | 2     |" in out
     assert ("| capacity   | VCPU:64 | 0         | 0     | the largest free amount is 48 on "

@@ -83,7 +83,7 @@ def _group_title(group: dict) -> str:
 
 def report(body: dict) -> str:
     """The explain answer (its JSON body) as text tables."""
-    out = [f"Candidates: {body['candidates']}", ""]
+    out = [f"Candidates: {body['candidates']}", *_order(body["order"]), ""]
     for group in body["groups"]:
         out += [f"Funnel of the {_group_title(group)}:", _table(
             ["Constraint", "Value", "Providers", "Trees", "Detail"],
@@ -101,20 +101,24 @@ def report(body: dict) -> str:
                  else f"group {first['group']}" if first["group"] else "unsuffixed group")
         out += [f"Empty after: {first['constraint']} {first['value']} ({where})".rstrip(),
                 f"  {first['message']}"]
-    order = body["order"]
-    out += ["", f"Order: {order['name']}"]
-    if "trees" in order:
-        out[-1] += f" (pool {order['pool']:g}; the exact order before the pool's draw)"
-        out.append(_table(["Tree", "Candidates", "Rank", "Free per mille"],
-                          [[t["name"] or t["root_provider_uuid"], t["candidates"], t["rank"],
-                            ", ".join(f"{rc}:{f}" for rc, f in t["free"].items())]
-                           for t in order["trees"]]))
     if "provider" in body:
         p = body["provider"]
         out += ["", f"Provider {p['name']} ({p['uuid']}):", _failures(p["failures"]),
                 "", f"Its tree, rooted at {p['tree']['name']} ({p['tree']['uuid']}):",
                 _failures(p["tree"]["failures"])]
     return "\n".join(out)
+
+
+def _order(order: dict) -> list[str]:
+    """The order in force, and for spread and pack the answer's trees."""
+    if "trees" not in order:
+        return [f"Order: {order['name']}"]
+    return [f"Order: {order['name']} (pool {order['pool']:g}; the exact order, before the "
+            "pool's random draw)", _table(
+                ["Tree", "Candidates", "Rank", "Free per mille"],
+                [[t["name"] or t["root_provider_uuid"], t["candidates"], t["rank"],
+                  ", ".join(f"{rc}:{f}" for rc, f in t["free"].items())]
+                 for t in order["trees"]])]
 
 
 def _failures(failures: list[dict]) -> str:
