@@ -32,7 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from benchmarks.scenarios import Query
-from placer.db import schema_migrations, sync
+from placer.db import schema_migrations, scores, sync
 from placer.db import tables as t
 
 SHAPES = ("flat", "nested")
@@ -271,6 +271,8 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                     f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
                     f"(SELECT max(id) FROM {table.name}))")
 
+    with engine.begin() as conn:  # rows written with SQL: the trees' scores from them
+        scores.rebuild(conn)
     _analyze(engine)
     claims = []
     for tree in samples:
@@ -296,7 +298,8 @@ def _analyze(engine: Engine) -> None:
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql("ANALYZE")
         elif conn.dialect.name == "mysql":
-            names = ", ".join(table.name for table in t.metadata.sorted_tables)
+            names = ", ".join(table.name for table in (*t.metadata.sorted_tables,
+                                                       *t.placer_metadata.sorted_tables))
             conn.exec_driver_sql(f"ANALYZE TABLE {names}").fetchall()
 
 

@@ -372,6 +372,8 @@ def _cells(section: str, query: str) -> list[str]:
     return dict(zip(names, (c.strip() for c in row.strip("|").split(" | ")), strict=True))
 
 
+# matplotlib runs fc-list when it builds its font cache (a fresh home)
+@pytest.mark.processes
 def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     paths, scale_file, scenarios_file = _fake_results(tmp_path)
     out = tmp_path / "results"

@@ -60,7 +60,9 @@ class Ranking:
                 out.append(heapq.heappop(self.heap))
             if len(out) >= size or self.exhausted:
                 break
-            self._read(max(self.read, size - len(out)))
+            # in steps of half what is missing: each step's bound finalises
+            # trees, and rows read past the need are wasted
+            self._read(min(max(self.read, (size - len(out)) // 2), LARGEST_READ))
             self.read = min(self.read * 2, LARGEST_READ)
         return out
 
@@ -94,8 +96,8 @@ class Ranking:
                 heapq.heappush(self.heap, (weight * single[root], root))
             return
         free = self.store.free(new, [t.rc_id for t in self.terms])
-        order = self.order
+        term, push, heap = self.order.term, heapq.heappush, self.heap
+        weights = [(t.weight, t.rc_id) for t in self.terms]
         for root in new:
             held = free.get(root, {})
-            rank = sum(t.weight * order.term(held.get(t.rc_id)) for t in self.terms)
-            heapq.heappush(self.heap, (rank, root))
+            push(heap, (sum(w * term(held.get(rc)) for w, rc in weights), root))

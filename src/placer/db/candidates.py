@@ -13,7 +13,7 @@ from placer.candidates.snapshot import SHARING_TRAIT, Provider, Snapshot
 from placer.candidates.store import Names, Store
 from placer.db import root_filter, scores, trees
 from placer.db import tables as t
-from placer.db.engine import Database
+from placer.db.engine import Database, plain_rows
 
 T = TypeVar("T")
 
@@ -144,18 +144,18 @@ class CandidateStore:
 
     def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
                least: int) -> list[tuple[int, int]]:
-        rows = self.conn.execute(_RANKED_SQL[spread], {
+        keys = self.conn.execute(_RANKED_SQL[spread], {
             "rc": rc_id, "after": scores.walk_key(*after) if after[0] >= 0 else -1,
-            "least": least, "size": size}).scalars()
-        return [scores.split_key(k) for k in rows]
+            "least": least, "size": size}).scalars().all()
+        return [scores.split_key(k) for k in keys]
 
     def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
         found: dict[int, dict[int, int]] = {}
         if not root_ids or not rc_ids:
             return found
-        for root, rc, free in trees.where_in(
+        for root, rc, free in plain_rows(trees.where_in(
                 self.conn, _FREE_SQL.format(rc_ids=",".join(str(int(i)) for i in rc_ids)),
-                root_ids):
+                root_ids)):
             found.setdefault(root, {})[rc] = free
         return found
 
