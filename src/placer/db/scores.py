@@ -55,13 +55,17 @@ def present(conn: Connection) -> bool:
     return all(inspector.has_table(table.name) for table in TABLES)
 
 
+
 def refresh(conn: Connection, root_ids: Iterable[int]) -> None:
     """Recompute the rows of these trees (a tree gone, or moved under
     another root, loses its rows)."""
     for chunk in _chunks(sorted(set(root_ids)), CHUNK):
-        scores, versions = _compute(conn, rp_t.c.root_provider_id.in_(chunk))
-        conn.execute(scores_t.delete().where(scores_t.c.root_id.in_(chunk)))
-        conn.execute(versions_t.delete().where(versions_t.c.root_id.in_(chunk)))
+        scores, versions = _compute(conn, _AMONG, {"roots": chunk})
+        # plain SQL of integers: a claim pays this, and SQLAlchemy's work per
+        # statement cost more than the database's
+        roots = ",".join(str(int(r)) for r in chunk)
+        for table in (scores_t, versions_t):
+            conn.exec_driver_sql(f"DELETE FROM {table.name} WHERE root_id IN ({roots})")
         _insert(conn, scores, versions)
 
 
@@ -73,7 +77,7 @@ def rebuild(conn: Connection) -> int:
     roots = list(conn.execute(sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None))
                               .order_by(rp_t.c.id)).scalars())
     for chunk in _chunks(roots, CHUNK * 10):
-        scores, versions = _compute(conn, rp_t.c.root_provider_id.between(chunk[0], chunk[-1]))
+        scores, versions = _compute(conn, _BETWEEN, {"low": chunk[0], "high": chunk[-1]})
         _insert(conn, scores, versions)
         trees += len(versions)
     return trees
@@ -105,58 +109,95 @@ def drop(conn: Connection) -> None:
     conn.exec_driver_sql(f"DROP TABLE IF EXISTS {VERSION_TABLE}")
 
 
-def _compute(conn: Connection, trees: sa.ColumnElement) -> tuple[list[dict], list[dict]]:
-    """(score rows, version rows) of the trees ``trees`` selects."""
-    ids = sa.select(rp_t.c.id).where(trees)
-    used = (sa.select(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id,
-                      sa.func.sum(alloc_t.c.used).label("used"))
-            .where(alloc_t.c.resource_provider_id.in_(ids))
-            .group_by(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id).subquery())
-    rows = conn.execute(
-        sa.select(rp_t.c.root_provider_id, inv_t.c.resource_class_id, inv_t.c.total,
-                  inv_t.c.reserved, inv_t.c.allocation_ratio, used.c.used)
-        .select_from(rp_t.join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
-                     .outerjoin(used, sa.and_(
-                         used.c.resource_provider_id == rp_t.c.id,
-                         used.c.resource_class_id == inv_t.c.resource_class_id)))
-        .where(trees)).all()
-    totals: dict[tuple[int, int], list[int]] = {}  # (root, class) -> [capacity, used, largest]
-    for root, rc, total, reserved, ratio, in_use in rows:
-        cap, in_use = capacity(total, reserved, ratio), int(in_use or 0)
-        entry = totals.setdefault((root, rc), [0, 0, 0])
-        entry[0] += cap
-        entry[1] += in_use
-        entry[2] = max(entry[2], cap - in_use)
-    scores = []
-    for (root, rc), (cap, in_use, largest) in sorted(totals.items()):
-        free = free_per_mille(cap, in_use)
-        scores.append({"root_id": root, "resource_class_id": rc, "free": free,
-                       "largest": min(max(largest, 0), BIG),
-                       "pack_key": walk_key(free, root), "spread_key": walk_key(FULL - free, root)})
-    versions = [
-        {"root_id": root, "providers": n, "generations": int(gens), "ids": int(id_sum),
-         "used": int(in_use or 0)}
-        for root, n, gens, id_sum, in_use in conn.execute(_signatures().where(trees))]
-    return scores, versions
-
-
 def _signatures() -> sa.Select:
-    """Per tree: providers, sums of their generations and ids, sum of their
-    allocations (the version row's columns, in order)."""
-    p = rp_t.alias("p")
+    """Per tree: providers, sums of their generations and ids, and of their
+    allocations of classes they hold (the version row's columns, in order)."""
+    p, i = rp_t.alias("p"), inv_t.alias("i")
     in_use = (sa.select(sa.func.sum(alloc_t.c.used))
-              .select_from(alloc_t.join(p, p.c.id == alloc_t.c.resource_provider_id))
+              .select_from(alloc_t.join(p, p.c.id == alloc_t.c.resource_provider_id)
+                           .join(i, sa.and_(i.c.resource_provider_id == p.c.id,
+                                            i.c.resource_class_id == alloc_t.c.resource_class_id)))
               .where(p.c.root_provider_id == rp_t.c.root_provider_id).scalar_subquery())
     return (sa.select(rp_t.c.root_provider_id, sa.func.count(),
                       sa.func.sum(rp_t.c.generation), sa.func.sum(rp_t.c.id), in_use)
             .group_by(rp_t.c.root_provider_id))
 
 
+def _providers(trees: sa.ColumnElement) -> sa.Select:
+    """Per provider of the trees and inventory it holds (one row with
+    None's for a provider without any): root, id, generation, class,
+    total, reserved, ratio, used."""
+    used = (sa.select(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id,
+                      sa.func.sum(alloc_t.c.used).label("used"))
+            .where(alloc_t.c.resource_provider_id.in_(sa.select(rp_t.c.id).where(trees)))
+            .group_by(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id).subquery())
+    return (sa.select(rp_t.c.root_provider_id, rp_t.c.id, rp_t.c.generation,
+                      inv_t.c.resource_class_id, inv_t.c.total, inv_t.c.reserved,
+                      inv_t.c.allocation_ratio, used.c.used)
+            .select_from(rp_t.outerjoin(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
+                         .outerjoin(used, sa.and_(
+                             used.c.resource_provider_id == rp_t.c.id,
+                             used.c.resource_class_id == inv_t.c.resource_class_id)))
+            .where(trees))
+
+
+# Statements built once (every write refreshes its trees, and building them
+# cost more than running them): the trees of a list of roots, or of a range
+# of root ids.
+_AMONG, _BETWEEN = (_providers(trees) for trees in (
+    rp_t.c.root_provider_id.in_(sa.bindparam("roots", expanding=True)),
+    rp_t.c.root_provider_id.between(sa.bindparam("low"), sa.bindparam("high"))))
+
+
+def _compute(conn: Connection, query: sa.Select, params: dict) -> tuple[list[dict], list[dict]]:
+    """(score rows, version rows) of the trees the query selects, in one read."""
+    totals: dict[tuple[int, int], list[int]] = {}  # (root, class) -> [capacity, used, largest]
+    trees: dict[int, list[int]] = {}  # root -> [providers, generations, ids, used]
+    seen: set[int] = set()
+    for root, rp, generation, rc, total, reserved, ratio, in_use in conn.execute(
+            query, params).all():
+        tree = trees.get(root)
+        if tree is None:
+            tree = trees[root] = [0, 0, 0, 0]
+        if rp not in seen:
+            seen.add(rp)
+            tree[0] += 1
+            tree[1] += generation
+            tree[2] += rp
+        if rc is None:
+            continue
+        cap, in_use = capacity(total, reserved, ratio), int(in_use or 0)
+        tree[3] += in_use
+        entry = totals.get((root, rc))
+        if entry is None:
+            totals[root, rc] = [cap, in_use, cap - in_use]
+        else:
+            entry[0] += cap
+            entry[1] += in_use
+            entry[2] = max(entry[2], cap - in_use)
+    scores = []
+    for (root, rc), (cap, in_use, largest) in sorted(totals.items()):
+        free = free_per_mille(cap, in_use)
+        scores.append({"root_id": root, "resource_class_id": rc, "free": free,
+                       "largest": min(max(largest, 0), BIG),
+                       "pack_key": walk_key(free, root), "spread_key": walk_key(FULL - free, root)})
+    versions = [{"root_id": root, "providers": n, "generations": gens, "ids": ids, "used": used}
+                for root, (n, gens, ids, used) in sorted(trees.items())]
+    return scores, versions
+
+
 def _insert(conn: Connection, scores: list[dict], versions: list[dict]) -> None:
-    if scores:
-        conn.execute(scores_t.insert(), scores)
-    if versions:
-        conn.execute(versions_t.insert(), versions)
+    """Insert the rows, as multi-row VALUES of integers (SQLite, PostgreSQL
+    and MariaDB all take them), a thousand rows a statement."""
+    for table, rows in ((scores_t, scores), (versions_t, versions)):
+        if not rows:
+            continue
+        columns = list(rows[0])
+        for start in range(0, len(rows), 1000):
+            values = ",".join("(" + ",".join(str(int(row[c])) for c in columns) + ")"
+                              for row in rows[start:start + 1000])
+            conn.exec_driver_sql(
+                f"INSERT INTO {table.name} ({','.join(columns)}) VALUES {values}")
 
 
 def _chunks(items: list[int], size: int) -> Iterator[list[int]]:
