@@ -38,14 +38,14 @@ class Ranking:
     order; trees holding none of them (or not enough of any, where ``least``
     is set) are never read."""
 
-    def __init__(self, store: Store, order: Order, terms: list[Term]):
+    def __init__(self, store: Store, order: Order, terms: list[Term], first_read: int = 16):
         self.store, self.order, self.terms = store, order, terms
         self.spread = order.name == "spread"
         self.cursors = [(-1, -1)] * len(terms)  # (term, root id) of the last row read
         self.ended = [False] * len(terms)
         self.seen: set[int] = set()
         self.heap: list[tuple[int, int]] = []
-        self.read = 16
+        self.read = first_read  # rows per list in the first read (then doubling)
 
     @property
     def exhausted(self) -> bool:
