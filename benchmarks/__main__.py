@@ -48,17 +48,34 @@ same database with the reference implementation installed in VENV
 
     python -m benchmarks --start --scenario scale --sizes 1000,10000,100000
     python -m benchmarks --start --scenario scale --sizes 1000 --reference /tmp/refvenv
+
+--scenario fill (with --start; see benchmarks/fill.py) plays Nova's
+scheduler filling a cloud of --hosts hosts (--shape flat, nested or all) for
+each candidate order of --orders (Placer's ``[placer] candidate_order``:
+id, random, spread, pack; --reference VENV adds the reference in provider-id
+order and with randomize_allocation_candidates), each on a fresh server
+with the same cloud and the same seeded stream of boots (--seed) and
+deletes: --schedulers threads ask for candidates (--limit), weigh them by
+free RAM like Nova, and claim the best. It reports, per order, how evenly
+the RAM is used and how fragmented the hosts are when the cloud is half
+full, how many instances were placed before the first boot that failed
+although the cloud had the room in total (at most --boots boots), the claim
+conflicts and the latency of each step, and checks that spread evens the
+use out and pack keeps hosts free:
+
+    python -m benchmarks --start --scenario fill --reference /tmp/refvenv --json fill.json
 """
 
 import argparse
 import dataclasses
 import http.client
+import json
 import os
 import sys
 import time
 
 import placer
-from benchmarks import databases, environment, loader, runner, scale, scenarios
+from benchmarks import databases, environment, fill, loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
 from placer.db import engine as db_engine
 
@@ -73,8 +90,8 @@ def parse_args(argv):
     where.add_argument("--url", help="base URL of a running Placement API")
     where.add_argument("--start", action="store_true",
                        help="start a throw-away placement-api for each scenario")
-    parser.add_argument("--scenario", choices=[*scenarios.BUILDERS, "scale", "all"],
-                        default="all", help="all: every scenario but scale")
+    parser.add_argument("--scenario", choices=[*scenarios.BUILDERS, "scale", "fill", "all"],
+                        default="all", help="all: every scenario but scale and fill")
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per query (10)")
     parser.add_argument("--workers", type=int, default=1, help="server workers with --start (1)")
     parser.add_argument("--max-candidates", type=int, default=-1,
@@ -91,7 +108,8 @@ def parse_args(argv):
     group = parser.add_argument_group("scale scenario")
     group.add_argument("--sizes", default="1000,10000,100000",
                        help="providers per generated database (1000,10000,100000)")
-    group.add_argument("--shape", choices=[*scale.SHAPES, "all"], default="flat")
+    group.add_argument("--shape", choices=[*scale.SHAPES, "all"],
+                       help="scale: flat (default), nested or all; fill: all by default")
     group.add_argument("--backend", choices=["sqlite", *databases.SERVERS], default="sqlite")
     group.add_argument("--db-server", metavar="URL",
                        help="server URL for --backend postgresql/mysql (default: "
@@ -108,11 +126,44 @@ def parse_args(argv):
                        help="sizes at which to run the reference (default: --sizes)")
     parser.add_argument("--reference-repeat", type=int, default=3,
                         help="timed runs per query for the reference (3)")
+    group = parser.add_argument_group("fill scenario")
+    group.add_argument("--hosts", type=int, default=300, help="hosts of the cloud (300)")
+    group.add_argument("--limit", type=int, default=30,
+                       help="limit of each GET /allocation_candidates (30)")
+    group.add_argument("--boots", type=int,
+                       help=f"at most this many boots per order (default: "
+                            f"{fill.BOOTS_PER_HOST} per host, more than fill the cloud)")
+    group.add_argument("--seed", type=int, default=0, help="of the cloud and the stream (0)")
+    group.add_argument("--schedulers", type=int, default=4,
+                       help="scheduler threads claiming concurrently (4)")
+    group.add_argument("--orders", default=",".join(fill.ORDERS),
+                       help=f"candidate orders of Placer ({','.join(fill.ORDERS)}); "
+                            "--reference adds " + " and ".join(fill.REFERENCE_ORDERS))
+    group.add_argument("--pool", type=float, metavar="K",
+                       help="[placer] candidate_order_pool for spread and pack "
+                            "(default: the server's)")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.reference_repeat < 1:
         parser.error("--repeat and --reference-repeat must be at least 1")
     if args.reference and not args.start:
         parser.error("--reference needs --start")
+    if args.scenario == "fill":
+        if not args.start:
+            parser.error("--scenario fill needs --start (each order gets a fresh server)")
+        args.orders = [o for o in args.orders.split(",") if o]
+        unknown = [o for o in args.orders if o not in fill.ORDERS]
+        if unknown:
+            parser.error(f"unknown orders {','.join(unknown)} (known: {','.join(fill.ORDERS)})")
+        if args.reference:
+            args.orders += list(fill.REFERENCE_ORDERS)
+        if args.boots is None:
+            args.boots = fill.BOOTS_PER_HOST * args.hosts
+        if args.hosts < 1 or args.limit < 1 or args.boots < 1 or args.schedulers < 1:
+            parser.error("--hosts, --limit, --boots and --schedulers must be at least 1")
+        if args.pool is not None and args.pool < 1:
+            parser.error("--pool must be at least 1")
+        args.shape = args.shape or "all"
+    args.shape = args.shape or "flat"
     if args.scenario == "scale":
         if not args.start:
             parser.error("--scenario scale needs --start (it writes its own database)")
@@ -266,11 +317,55 @@ def main_scale(args, argv: list[str]) -> int:
     return 0
 
 
+def main_fill(args, argv: list[str]) -> int:
+    shapes = fill.SHAPES if args.shape == "all" else (args.shape,)
+    settings = {"benchmark": "fill", **environment.describe(argv, args.reference),
+                "placer": os.path.dirname(placer.__file__),
+                "candidate_order_known": fill.order_known(),
+                "version": fill.VERSION, "hosts": args.hosts, "limit": args.limit,
+                "shapes": list(shapes), "orders": args.orders, "max_boots": args.boots,
+                "seed": args.seed, "schedulers": args.schedulers, "pool": args.pool,
+                "delete_fraction": fill.DELETE_FRACTION, "half": fill.HALF,
+                "flavors": [dataclasses.asdict(f) for f in fill.FLAVORS],
+                "largest": fill.LARGEST.name,
+                "host": {"flat": fill.FLAT_HOST, "numa_node": fill.NUMA_NODE},
+                "workers": args.workers, "cpus": os.cpu_count(),
+                "load_average": [round(x, 2) for x in os.getloadavg()]}
+    if not settings["candidate_order_known"]:
+        print("# this Placer has no [placer] candidate_order: spread and pack are served "
+              "in id order", file=sys.stderr, flush=True)
+    results = []
+    for shape in shapes:
+        for order in args.orders:
+            results.append(fill.run(order, shape, args.hosts, args.limit, args.seed,
+                                    args.schedulers, args.boots, args.workers,
+                                    args.reference, args.pool))
+            print(f"# fill {shape} {order}: {results[-1]['seconds']} s, loaded in "
+                  f"{results[-1]['load_seconds']} s", file=sys.stderr, flush=True)
+            print(fill.markdown(results[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    settings["finished"] = environment.now()
+    settings["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    checks = fill.checks(results)
+    print("fill: " + ", ".join(f"{k} {v}" for k, v in settings.items()
+                               if k not in ("flavors", "host")))
+    print()
+    print(fill.markdown(results))
+    print()
+    for c in checks:
+        print(f"{c['result']} {c['shape']}: {c['check']} ({c['detail']})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({**settings, "results": results, "checks": checks}, f, indent=2)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
     if args.scenario == "scale":
         return main_scale(args, argv)
+    if args.scenario == "fill":
+        return main_fill(args, argv)
     names = list(scenarios.BUILDERS) if args.scenario == "all" else [args.scenario]
     # latency suffers from anything else running: say how busy the machine was
     settings = {"benchmark": "scenarios", **environment.describe(argv, args.reference),

@@ -66,12 +66,14 @@ class Client:
         return json.loads(payload) if payload else None
 
 
-def load(client: Client, scenario: Scenario) -> None:
+def load(client: Client, scenario: Scenario, threads: int = THREADS) -> None:
+    """``threads=1`` creates the providers in their order, so their database
+    ids (the reference's candidate order) follow it."""
     for name in scenario.custom_classes():
         client.call("PUT", f"/resource_classes/{name}")
     for name in scenario.custom_traits():
         client.call("PUT", f"/traits/{name}")
-    with ThreadPoolExecutor(THREADS) as pool:
+    with ThreadPoolExecutor(threads) as pool:
         for level in _levels(scenario.providers):
             list(pool.map(lambda p: _create(client, p), level))
         batches = _batches(list(scenario.allocations.items()), ALLOCATION_BATCH)

@@ -4,9 +4,10 @@
         --out docs/results/
 
 Each file is what one ``python -m benchmarks ... --json PATH`` wrote: the
-scale scenario, or the flat, nested and wide scenarios (``--scenario all``),
-with or without ``--reference``. A run done as several commands gives
-several files; a query measured in two files is an error.
+scale scenario, the flat, nested and wide scenarios (``--scenario all``) or
+the fill scenario, with or without ``--reference``. A run done as several
+commands gives several files; a query (or a fill order of a shape) measured
+in two files is an error.
 
 The page (``index.md``, MyST Markdown) and the plots (SVG files beside it)
 are made by one run of this command from the same numbers, so the tables
@@ -601,6 +602,185 @@ def _scenarios_summary(compared: dict[str, list[Pair]]) -> list[str]:
     return [out[-1], ""]
 
 
+# -- the fill scenario ------------------------------------------------------------
+
+FILL_INTRO = """\
+How the order of the allocation candidates shapes a cloud that Nova's
+scheduler fills (`benchmarks/fill.py`): {schedulers} scheduler threads
+boot a seeded stream of instances (deleting a random live one at
+{delete:.0%} of the steps), each asking `GET /allocation_candidates` with
+`limit={limit}` (microversion {version}), weighing the candidates by the
+free RAM of their host like Nova's default RAMWeigher (ties keep
+placement's order) and claiming the best with `PUT /allocations` (on 409,
+the next one). Each order runs on a fresh server and database with the
+same cloud and the same stream. Flavors (vCPU / MiB / GB, share of the
+boots): {flavors}.
+
+- **At half full** (half of the cloud's RAM capacity used), every
+  provider's inventories and usages are read through the API: the
+  **standard deviation of host RAM use** (used / capacity per host: low is
+  even), the **fullest host**, the **empty hosts** and the hosts that still
+  **fit `{largest}`**, the largest flavor (high is less fragmented).
+- **Placed before failure**: instances placed until the first boot that
+  failed (no candidate, or a conflict on each) although the cloud, summed
+  over its providers, had the free capacity of each resource class of the
+  flavor; with the **RAM used** then. A run without such a failure stopped
+  after its maximum number of boots.
+- **Conflicts** are claims answered 409 (another scheduler took the room
+  first), per instance placed. Latency is per request as the scheduler
+  sees it, median / p90 in ms; with {workers} and {schedulers} schedulers
+  a request also waits for the others', so it is not the server's time
+  for one request.
+"""
+
+FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts", "fit largest",
+                "placed before failure", "RAM used at failure", "conflicts per placed",
+                "candidates ms", "claim ms", "delete ms")
+
+
+def fill_rows(runs: list[Run]) -> dict[str, list[dict]]:
+    """Shape -> its orders' results, in the order they were run."""
+    shapes: dict[str, dict[str, dict]] = {}
+    for run in runs:
+        for r in run.data["results"]:
+            orders = shapes.setdefault(r["shape"], {})
+            if r["order"] in orders:
+                raise ReportError(f"fill order {r['order']!r} of the {r['shape']} shape is in "
+                                  f"two results (runs {orders[r['order']]['run']} and "
+                                  f"{run.number})")
+            orders[r["order"]] = {**r, "run": run.number}
+    return {shape: list(orders.values()) for shape, orders in shapes.items()}
+
+
+def _fill_cells(r: dict) -> list[str]:
+    half, failure, lat = r["half"], r.get("first_failure"), r["latency"]
+
+    def ms(kind):
+        t = lat.get(kind) or {}
+        return (f"{number(t['median_ms'], 1)} / {number(t['p90_ms'], 1)}"
+                if t.get("median_ms") is not None else "")
+
+    return [cell(r["order"]), number(half["std_ram_use"], 3), f"{half['max_ram_use']:.0%}",
+            str(half["empty_hosts"]), str(half["hosts_fitting_largest"]),
+            size_text(failure["placed"]) if failure else f"none in {size_text(r['boots'])} boots",
+            f"{failure['ram_used_fraction']:.0%}" if failure else "",
+            number(r.get("conflicts_per_placed"), 3), ms("candidates"), ms("claim"),
+            ms("delete")]
+
+
+def plot_fill_bars(path: Path, title: str, rows: list[dict], largest: str) -> None:
+    """Std dev of RAM use, empty hosts and hosts fitting the largest flavor
+    at half full, one bar per order (the reference's hatched)."""
+    plt = _pyplot()
+    panels = (("std_ram_use", "std dev of host RAM use"), ("empty_hosts", "empty hosts"),
+              ("hosts_fitting_largest", f"hosts fitting {largest}"))
+    fig, axes = plt.subplots(1, 3, figsize=(9, 0.9 + 0.3 * len(rows)), sharey=True)
+    colors = plt.get_cmap("tab10")
+    orders = [r["order"] for r in rows]
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        for i, r in enumerate(rows):
+            value = r["half"][key]
+            ax.barh(i, value, color=colors(i % 10), height=0.7,
+                    hatch="//" if r.get("server") == "reference" else None)
+            ax.text(value, i, f" {number(value, 3 if key == 'std_ram_use' else None)}",
+                    va="center", fontsize=7)
+        ax.set_xlabel(label)
+        ax.set_xlim(0, max([r["half"][key] for r in rows] + [1e-9]) * 1.3)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0].set_yticks(range(len(orders)), orders)
+    axes[0].set_ylim(len(orders) - 0.5, -0.5)
+    fig.suptitle(title)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def plot_fill_use(path: Path, title: str, rows: list[dict]) -> None:
+    """Each order's hosts sorted by RAM use at half full: flat is even."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    colors = plt.get_cmap("tab10")
+    for i, r in enumerate(rows):
+        use = sorted(r["half"]["ram_use"], reverse=True)
+        xs = [(k + 0.5) / len(use) * 100 for k in range(len(use))]
+        ax.plot(xs, [u * 100 for u in use], color=colors(i % 10),
+                linestyle="--" if r.get("server") == "reference" else "-", label=r["order"])
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("hosts, fullest first (% of the hosts)")
+    ax.set_ylabel("RAM used, % of the host's capacity")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
+              title="dashed: reference", title_fontsize=8)
+    _save(fig, path)
+
+
+def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
+    by_shape = fill_rows(runs)
+    first = runs[0].data
+    flavors = ", ".join(f"{f['name']} {f['vcpus']} / {f['ram_mb']} / {f['disk_gb']} "
+                        f"({f['weight']}%)" for f in first.get("flavors", []))
+    out = ["## Fill: candidate order and how the cloud fills", "",
+           FILL_INTRO.format(schedulers=first.get("schedulers"),
+                             delete=first.get("delete_fraction", 0), limit=first.get("limit"),
+                             version=first.get("version"), flavors=flavors or "not recorded",
+                             largest=first.get("largest"),
+                             workers=workers(first.get("workers")))]
+    settings = []
+    for run in runs:
+        d = run.data
+        text = (f"run {run.number}: {size_text(d.get('hosts', 0))} hosts, `--limit "
+                f"{d.get('limit')}`, at most {size_text(d.get('max_boots', 0))} boots per "
+                f"order, seed {d.get('seed')}, {d.get('schedulers')} schedulers, "
+                f"{workers(d.get('workers'))}")
+        if d.get("pool") is not None:
+            text += f", candidate_order_pool {d['pool']:g}"
+        settings.append(text)
+    out += ["Settings: " + "; ".join(settings) + ".", ""]
+    if any(not run.data.get("candidate_order_known", True) for run in runs):
+        out += ["**The Placer measured had no `[placer] candidate_order` option**: it "
+                "ignored the option, so its spread and pack orders were served in id "
+                "order, like its id order.", ""]
+    host = first.get("host") or {}
+    if host:
+        out += [f"Each host: {_inventory_text(host.get('flat', {}))}; nested, the root "
+                f"holds the DISK_GB and two NUMA children each "
+                f"{_inventory_text(host.get('numa_node', {}))}.", ""]
+    checks = [c for run in runs for c in run.data.get("checks", [])]
+    for shape, rows in by_shape.items():
+        hosts = {run.data.get("hosts") for run in runs if any(
+            r["shape"] == shape for r in run.data["results"])}
+        out += [f"### Fill, {shape} ({', '.join(size_text(h) for h in sorted(hosts))} hosts)",
+                "", "| " + " | ".join(FILL_COLUMNS) + " |", "|" + "---|" * len(FILL_COLUMNS)]
+        out += ["| " + " | ".join(_fill_cells(r)) + " |" for r in rows] + [""]
+        shape_checks = [c for c in checks if c["shape"] == shape]
+        if shape_checks:
+            out += [f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
+                    for c in shape_checks] + [""]
+        bars = f"fill-{shape}-half.{fmt}"
+        use = f"fill-{shape}-ram-use.{fmt}"
+        plot_fill_bars(out_dir / bars, f"At half full, {shape}", rows,
+                       first.get("largest", "largest"))
+        plot_fill_use(out_dir / use, f"Host RAM use at half full, {shape}", rows)
+        written += [bars, use]
+        out += [f"![At half full, per order: standard deviation of the hosts' RAM use, "
+                f"empty hosts, hosts fitting the largest flavor]({bars})", "",
+                f"![The hosts' RAM use at half full, fullest first, per order]({use})", ""]
+    return out
+
+
+def _inventory_text(inventories: dict) -> str:
+    parts = []
+    for rc, inv in inventories.items():
+        text = f"{rc} {inv['total']}"
+        extra = [f"reserved {inv['reserved']}" if inv.get("reserved") else "",
+                 f"allocation ratio {inv['allocation_ratio']:g}"
+                 if inv.get("allocation_ratio", 1.0) != 1.0 else ""]
+        extra = [e for e in extra if e]
+        parts.append(text + (f" ({', '.join(extra)})" if extra else ""))
+    return ", ".join(parts)
+
+
 def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
           notes: list[str] | None = None) -> list[str]:
     """Write the page and the plots; returns the names of the files written."""
@@ -611,11 +791,14 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
             INTRO.format(ratio=REFERENCE_RATIO), ""]
     body += _runs_section(runs, argv, notes or [])
     scale_runs = [r for r in runs if r.kind == "scale"]
-    scenario_runs = [r for r in runs if r.kind != "scale"]
+    fill_runs = [r for r in runs if r.kind == "fill"]
+    scenario_runs = [r for r in runs if r.kind not in ("scale", "fill")]
     if scale_runs:
         body += _scale_section(scale_runs, out_dir, written, fmt)
     if scenario_runs:
         body += _scenarios_section(scenario_runs, out_dir, written, fmt)
+    if fill_runs:
+        body += _fill_section(fill_runs, out_dir, written, fmt)
     text = "\n".join(body).rstrip() + "\n"
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")

@@ -2,7 +2,9 @@
 
 The server gets a temporary directory holding its configuration (SQLite file
 database unless a connection URL is given, noauth2, schema created at
-start-up) and its log. With ``reference=VENV`` it is the reference
+start-up) and its log; ``placer={"option": value}`` adds a ``[placer]``
+section (Placer's own options; the reference, like any oslo.config program,
+ignores a group it does not know). With ``reference=VENV`` it is the reference
 implementation installed in that virtualenv (``openstack-placement`` and
 gunicorn), served by that venv's gunicorn on the same configuration; nothing
 of it is imported here.
@@ -41,8 +43,9 @@ class Server:
 
     def __init__(self, workers: int = 1, max_candidates: int = -1,
                  connection: str | None = None, reference: str | None = None,
-                 randomize: bool = False):
+                 randomize: bool = False, placer: dict | None = None):
         self.workers, self.max_candidates, self.randomize = workers, max_candidates, randomize
+        self.placer = dict(placer or {})
         self.connection, self.reference = connection, reference
         self.proc: subprocess.Popen | None = None
         self.grace = 15.0  # seconds the server has to stop on SIGTERM
@@ -56,7 +59,7 @@ class Server:
             connection=self.connection or f"sqlite:///{tmp / 'placement.sqlite'}",
             # the reference is served on a database made by Placer's migrations
             sync=not self.reference, max_candidates=self.max_candidates,
-            randomize=str(self.randomize).lower()))
+            randomize=str(self.randomize).lower()) + _section("placer", self.placer))
         port = _free_port()
         self.url = f"http://127.0.0.1:{port}"
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__
@@ -120,6 +123,17 @@ class Server:
             self.proc.wait()
         self._log.close()
         self._tmp.cleanup()
+
+
+def _section(name: str, options: dict) -> str:
+    if not options:
+        return ""
+    lines = "".join(f"{key} = {_conf_value(value)}\n" for key, value in options.items())
+    return f"\n[{name}]\n{lines}"
+
+
+def _conf_value(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 class Proc:

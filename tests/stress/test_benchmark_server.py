@@ -34,3 +34,25 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def test_a_fill_order_runs_on_its_own_server_with_its_placer_options(monkeypatch):
+    """The [placer] options reach the started server's configuration, and a
+    tiny fill run (two schedulers, through HTTP) agrees with the API."""
+    from benchmarks import fill
+
+    confs = []
+    enter = server.Server.__enter__
+
+    def entered(self):
+        started = enter(self)
+        confs.append((Path(self._tmp.name) / "placement.conf").read_text())
+        return started
+
+    monkeypatch.setattr(server.Server, "__enter__", entered)
+    result = fill.run("pack", "flat", hosts=3, limit=5, seed=1, schedulers=2, max_boots=30)
+    assert "\n[placer]\ncandidate_order = pack\n" in confs[0]
+    assert result["order"] == "pack" and result["server"] == "placer"
+    assert result["half"]["usages_match"] and result["half"]["hosts"] == 3
+    assert result["boots"] <= 30 and result["placed"] > 0
+    assert result["latency"]["candidates"]["count"] == result["boots"]

@@ -445,3 +445,87 @@ def test_report_refuses_a_query_measured_twice(tmp_path):
     with pytest.raises(report.ReportError, match="two results"):
         report.write([paths[0], paths[0]], tmp_path / "out", [])
     assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 1
+
+
+def _fill_result(shape, order, std, empty, fitting, failure=None, server="placer"):
+    use = [0.0] * empty + [0.5 + std * (i % 3 - 1) for i in range(6 - empty)]
+    return {"order": order, "server": server, "shape": shape,
+            "config": {"randomize": order.endswith("random")}, "load_seconds": 1.0,
+            "half": {"boots": 40, "placed": 38, "live": 35, "usages_match": True, "hosts": 6,
+                     "ram_used_fraction": 0.51, "std_ram_use": std, "max_ram_use": max(use),
+                     "empty_hosts": empty, "hosts_fitting_largest": fitting,
+                     "ram_use": sorted(use)},
+            "first_failure": failure, "stopped": "first failure" if failure else "max boots",
+            "boots": 120, "placed": 100, "deletes": 10, "failures": 1, "conflicts": 3,
+            "conflicts_per_placed": 0.03, "candidates_per_boot": 12.5,
+            "end_ram_used_fraction": 0.8,
+            "latency": {"candidates": {"count": 120, "median_ms": 10.04, "p90_ms": 14.46},
+                        "claim": {"count": 103, "median_ms": 5.0, "p90_ms": 6.0},
+                        "delete": {"count": 0, "median_ms": None, "p90_ms": None}},
+            "seconds": 12.0}
+
+
+def _fill_file(tmp_path, **extra):
+    failure = {"flavor": "huge", "reason": "no candidates", "boots": 90, "placed": 1234,
+               "live": 80, "ram_used_fraction": 0.7349, "a_host_fits": False}
+    data = {"benchmark": "fill", "date": "2026-01-03T00:00:00+00:00",
+            "finished": "2026-01-03T00:20:00+00:00", "commit": "f" * 40, "dirty": False,
+            "machine": MACHINE, "command": "python -m benchmarks --start --scenario fill",
+            "candidate_order_known": False, "version": "1.36", "hosts": 300, "limit": 30,
+            "shapes": ["flat"], "orders": ["id", "random", "reference-id"], "max_boots": 6000,
+            "seed": 0, "schedulers": 4, "pool": None, "delete_fraction": 0.1, "half": 0.5,
+            "flavors": [{"name": "small", "vcpus": 1, "ram_mb": 2048, "disk_gb": 20,
+                         "weight": 93},
+                        {"name": "huge", "vcpus": 16, "ram_mb": 49152, "disk_gb": 320,
+                         "weight": 7}],
+            "largest": "huge",
+            "host": {"flat": {"VCPU": {"total": 32, "allocation_ratio": 4.0},
+                              "MEMORY_MB": {"total": 131072, "reserved": 4096}},
+                     "numa_node": {"VCPU": {"total": 16, "allocation_ratio": 4.0}}},
+            "workers": 1,
+            "results": [_fill_result("flat", "id", 0.4567, 2, 3, failure),
+                        _fill_result("flat", "random", 0.1, 0, 5),
+                        _fill_result("flat", "reference-id", 0.12, 0, 4, failure, "reference")],
+            "checks": [{"shape": "flat", "check": "pack: more empty hosts", "result": "MISS",
+                        "detail": "empty 2 vs 2, fitting 3 vs 3"}],
+            **extra}
+    path = tmp_path / "fill.json"
+    path.write_text(json.dumps(data))
+    return str(path), data
+
+
+def test_report_has_a_fill_section(tmp_path):
+    paths, _, _ = _fake_results(tmp_path)
+    fill_path, data = _fill_file(tmp_path)
+    out = tmp_path / "results"
+    written = report.write([*paths, fill_path], out, [*paths, fill_path])
+    plots = ["fill-flat-half.svg", "fill-flat-ram-use.svg"]
+    assert set(plots) <= set(written)
+    page = (out / "index.md").read_text()
+    for name in plots:
+        assert "<svg" in (out / name).read_text() and f"]({name})" in page
+    assert data["command"] in page
+    fill_section = page.split("\n## Fill: ", 1)[1]
+    assert "`limit=30`" in fill_section and "huge 16 / 49152 / 320 (7%)" in fill_section
+    assert "had no `[placer] candidate_order` option" in fill_section
+    assert "MEMORY_MB 131072 (reserved 4096)" in fill_section
+    table = _section(page, "### Fill, flat (300 hosts)")
+    lines = [line for line in table.splitlines() if line.startswith("| ")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {r[0]: dict(zip(head, r, strict=True)) for r in
+            ([c.strip() for c in line.strip("|").split(" | ")] for line in lines[1:])}
+    assert list(rows) == ["id", "random", "reference-id"]
+    assert rows["id"]["std dev of RAM use"] == "0.457"
+    assert rows["id"]["empty hosts"] == "2" and rows["id"]["fit largest"] == "3"
+    assert rows["id"]["placed before failure"] == "1,234"
+    assert rows["id"]["RAM used at failure"] == "73%"
+    assert rows["random"]["placed before failure"] == "none in 120 boots"
+    assert rows["random"]["candidates ms"] == "10.0 / 14.5"
+    assert rows["random"]["delete ms"] == ""
+    assert "- MISS: pack: more empty hosts (empty 2 vs 2, fitting 3 vs 3)" in table
+    # the scenarios' pages are unchanged by a fill file beside them
+    assert "### flat" in page and "fill" not in _section(page, "### flat")
+
+    # the same order of the same shape in two files is an error
+    with pytest.raises(report.ReportError, match="two results"):
+        report.write([fill_path, fill_path], tmp_path / "twice", [])
