@@ -48,6 +48,7 @@ same database with the reference implementation installed in VENV
 
     python -m benchmarks --start --scenario scale --sizes 1000,10000,100000
     python -m benchmarks --start --scenario scale --sizes 1000 --reference /tmp/refvenv
+    python -m benchmarks --start --scenario scale --candidate-order spread   # [placer] order
 
 --scenario fill (with --start; see benchmarks/fill.py) plays Nova's
 scheduler filling a cloud of --hosts hosts (--shape flat, nested or all) for
@@ -99,6 +100,11 @@ def parse_args(argv):
     parser.add_argument("--randomize", action="store_true",
                         help="started servers (both with --reference) answer with "
                              "randomize_allocation_candidates = true")
+    parser.add_argument("--candidate-order", choices=["id", "random", "spread", "pack"],
+                        help="started Placer servers answer in this [placer] candidate_order "
+                             "(default: unset, the id order)")
+    parser.add_argument("--candidate-order-pool", type=float,
+                        help="their [placer] candidate_order_pool (default: Placer's, 2.0)")
     parser.add_argument("--token", default="admin", help="X-Auth-Token (admin: noauth2)")
     parser.add_argument("--pid", type=int,
                         help="with --url: server pid (gunicorn master) for CPU and memory")
@@ -181,7 +187,8 @@ def run_scenario(args, name: str) -> list[runner.Result]:
     if args.start and args.reference:
         return _side_by_side(args, scenario)
     if args.start:
-        with Server(args.workers, args.max_candidates, randomize=args.randomize) as server:
+        with Server(args.workers, args.max_candidates, randomize=args.randomize,
+                    placer=_order_options(args)) as server:
             server_proc = Proc(server.proc.pid) if proc_available() else None
             return _measure(args, loader.Client(server.url), scenario, server_proc,
                             args.max_candidates)
@@ -213,7 +220,7 @@ def _side_by_side(args, scenario) -> list[runner.Result]:
     in a scenario named "<name> (reference)"."""
     with databases.ThrowAwayDatabase("sqlite") as url:
         with Server(args.workers, args.max_candidates, connection=url,
-                    randomize=args.randomize) as server:
+                    randomize=args.randomize, placer=_order_options(args)) as server:
             proc = Proc(server.proc.pid) if proc_available() else None
             results = _measure(args, loader.Client(server.url), scenario, proc,
                                args.max_candidates)
@@ -256,13 +263,24 @@ def run_scale(args, generated: list[dict] | None = None
                     servers.append(("reference", args.reference, args.reference_repeat))
                 for label, venv, repeat in servers:
                     with Server(args.workers, args.max_candidates, connection=url,
-                                reference=venv, randomize=args.randomize) as server:
+                                reference=venv, randomize=args.randomize,
+                                placer=None if venv else _order_options(args)) as server:
                         queries = scale.queries(gen)
                         if label == "placer":  # the targets are Placer's
                             scale.with_targets(queries, shape, size)
                         rows += [(label, shape, size, r) for r in _time_scale(
                             args, server, f"{label} {shape} {size}", queries, repeat)]
     return rows
+
+
+def _order_options(args) -> dict:
+    """The [placer] options of --candidate-order and --candidate-order-pool."""
+    options = {}
+    if args.candidate_order:
+        options["candidate_order"] = args.candidate_order
+    if args.candidate_order_pool is not None:
+        options["candidate_order_pool"] = args.candidate_order_pool
+    return options
 
 
 def _time_scale(args, server: Server, name: str, queries, repeat: int) -> list[runner.Result]:
@@ -291,6 +309,7 @@ def main_scale(args, argv: list[str]) -> int:
     settings = {"benchmark": "scale", **environment.describe(argv, args.reference),
                 "placer": os.path.dirname(placer.__file__),  # which tree was measured
                 "backend": args.backend, "shape": args.shape, "randomize": args.randomize,
+                "candidate_order": _order_options(args),
                 "sizes": args.sizes,
                 "reference_sizes": args.reference_sizes if args.reference else None,
                 "repeat": args.repeat,
