@@ -125,42 +125,49 @@ class Shuffled:
 
 
 class Ranked:
-    """The candidate roots by rank (spread, pack): the trees the ranking
-    reads, through the roots' filter, then, if the answer still needs
-    more and ``tail`` says some candidate root may hold none of the ranked
-    classes itself (sharing providers give them all), the others by id.
+    """The candidate roots by rank (spread, pack), from ``best`` (RankedRoots,
+    or Listed for a confined request). With ``pool`` (herd avoidance), a
+    limited answer's roots are drawn at random from the best ``pool`` that
+    pass the roots' filter, then the walk goes on in order."""
 
-    With ``pool`` (herd avoidance), a limited answer's roots are drawn at
-    random from the best ``pool`` that pass, then the walk goes on in order."""
-
-    def __init__(self, roots: Roots, ranking: Ranking, tail: bool, pool: int = 0,
+    def __init__(self, best: "RankedRoots | Listed", pool: int = 0,
                  rng: random.Random | None = None):
-        self.roots, self.ranking, self.tail = roots, ranking, tail
-        self.after: InOrder | None = None
+        self.best = best
         self.drawn: Permutation | None = None
         if pool:
-            self.drawn = Permutation(self._best(pool), rng or random.Random())
+            self.drawn = Permutation(best.next(pool), rng or random.Random())
 
     def next(self, size: int) -> list[int]:
         """At least ``size`` more candidate roots while there are some, then none."""
         if self.drawn is not None and self.drawn.left:
             return self.drawn.take(size)
-        return self._best(size)
+        return self.best.next(size)
 
-    def _best(self, size: int) -> list[int]:
+
+class RankedRoots:
+    """The candidate roots the ranking reads (over the plan's own lists),
+    best first; then, if the answer still needs more and ``tail`` says some
+    candidate root may hold none of the ranked classes itself (sharing
+    providers give them all), the others by id."""
+
+    def __init__(self, roots: Roots, ranking: Ranking, tail: bool):
+        self.roots, self.ranking, self.tail = roots, ranking, tail
+        self.after: InOrder | None = None
+
+    def next(self, size: int) -> list[int]:
         found: list[int] = []
+        if self.ranking.filtered:
+            found = [root for _, root in self.ranking.next(size)]
         chunk, read = size, 0
         while len(found) < size and not self.ranking.exhausted:
+            # unfiltered lists: the plan's filter on what they give, by pages
+            # sized as Shuffled's (what the rest needs at the share passed)
             ranked = [root for _, root in self.ranking.next(chunk)]
-            if not ranked:
-                break
-            passed = self.roots.among(ranked)
+            passed = self.roots.among(ranked) if ranked else set()
             found += [root for root in ranked if root in passed]
-            # as Shuffled: what the rest needs at the share that passed so far
             read += len(ranked)
-            chunk = (int((size - len(found)) * read / len(found) * 1.1) + 1
-                     if found else chunk * 4)
-            chunk = min(chunk, LARGEST_PAGE * 4)
+            chunk = min(int((size - len(found)) * read / len(found) * 1.1) + 1
+                        if found else chunk * 4, LARGEST_PAGE * 4)
         while len(found) < size and self.tail:
             if self.after is None:
                 self.after = InOrder(self.roots)
@@ -168,6 +175,17 @@ class Ranked:
             if not page:
                 break
             found += [root for root in page if root not in self.ranking.seen]
+        return found
+
+
+class Listed:
+    """Candidate roots already filtered and in order, a slice at a time."""
+
+    def __init__(self, roots: list[int]):
+        self.roots = roots
+
+    def next(self, size: int) -> list[int]:
+        found, self.roots = self.roots[:size], self.roots[size:]
         return found
 
 

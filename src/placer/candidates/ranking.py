@@ -18,7 +18,7 @@ import heapq
 from dataclasses import dataclass
 
 from placer.candidates.order import MISSING, Order
-from placer.candidates.store import Store
+from placer.candidates.store import Roots, Store
 
 LARGEST_READ = 4000
 
@@ -34,12 +34,16 @@ class Term:
 
 
 class Ranking:
-    """(rank, root id) of the trees holding some class of ``terms``, in that
-    order; trees holding none of them (or not enough of any, where ``least``
-    is set) are never read."""
+    """(rank, root id) of the candidate roots (``lists``: the plan's) whose
+    trees hold some class of ``terms``, in that order; trees holding none of
+    them (or not enough of any, where ``least`` is set) are never read; a
+    tree's other terms are looked up in ``store``. Not ``filtered``: of
+    every tree (the caller filters what it takes)."""
 
-    def __init__(self, store: Store, order: Order, terms: list[Term], first_read: int = 16):
-        self.store, self.order, self.terms = store, order, terms
+    def __init__(self, lists: Roots, store: Store, order: Order, terms: list[Term],
+                 filtered: bool = True, first_read: int = 16):
+        self.lists, self.store, self.order, self.terms = lists, store, order, terms
+        self.filtered = filtered
         self.spread = order.name == "spread"
         self.cursors = [(-1, -1)] * len(terms)  # (term, root id) of the last row read
         self.ended = [False] * len(terms)
@@ -77,7 +81,8 @@ class Ranking:
         for i, t in enumerate(self.terms):
             if self.ended[i]:
                 continue
-            rows = self.store.ranked(t.rc_id, self.spread, self.cursors[i], size, t.least)
+            rows = self.lists.ranked(t.rc_id, self.spread, self.cursors[i], size, t.least,
+                                     self.filtered)
             if len(rows) < size:
                 self.ended[i] = True
                 self.cursors[i] = (MISSING, -1)  # what an unread tree has: no row
@@ -96,8 +101,8 @@ class Ranking:
                 heapq.heappush(self.heap, (weight * single[root], root))
             return
         free = self.store.free(new, [t.rc_id for t in self.terms])
-        term, push, heap = self.order.term, heapq.heappush, self.heap
+        of, push, heap = self.order.term, heapq.heappush, self.heap
         weights = [(t.weight, t.rc_id) for t in self.terms]
         for root in new:
             held = free.get(root, {})
-            push(heap, (sum(w * term(held.get(rc)) for w, rc in weights), root))
+            push(heap, (sum(w * of(held.get(rc)) for w, rc in weights), root))

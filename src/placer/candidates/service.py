@@ -127,7 +127,8 @@ class _Walk:
         # show them.
         self.aggregates = any(g.member_of or g.forbidden_aggs or not g.resources
                               for g in request.groups) or any(p.is_sharing for p in self.serving)
-        self.roots = store.roots(RootPlan(request, names, self.targets, sharing).plan())
+        self.plan = RootPlan(request, names, self.targets, sharing).plan()
+        self.roots = store.roots(self.plan)
 
     def _targets(self) -> dict[str, int]:
         uuids = {g.in_tree for g in self.request.groups if g.in_tree}
@@ -150,9 +151,20 @@ class _Walk:
         pages: batches.InOrder | batches.Shuffled | batches.Ranked
         terms = self._terms(order)
         if terms:
-            pages = batches.Ranked(self.roots, ranking.Ranking(self.store, order, terms),
-                                   tail=all(t.least == 0 for t in terms),
-                                   pool=order.pool_size(sizes.wanted), rng=rng)
+            best: batches.RankedRoots | batches.Listed
+            if self.targets:  # in_tree confines the answer to a few trees: rank them all
+                best = batches.Listed(self._ranked_roots(order, terms))
+            else:
+                # a plan of classes only passes most trees (and the least
+                # amounts already skip the full ones): fetching rows bare
+                # and filtering what is taken costs less than testing each
+                # row read in every list; other steps make the plan
+                # selective, and the lists filtered
+                walk = ranking.Ranking(self.roots, self.store, order, terms,
+                                       filtered=any(kind != "class" for kind, *_ in self.plan))
+                best = batches.RankedRoots(self.roots, walk,
+                                           tail=all(t.least == 0 for t in terms))
+            pages = batches.Ranked(best, order.pool_size(sizes.wanted), rng)
         elif order.name == "random":
             pages = batches.Shuffled(self.roots, self.store.id_range(), rng or random.Random(),
                                      sizes.largest, confined=bool(self.targets))
@@ -172,6 +184,16 @@ class _Walk:
                                      self.class_names, self.aggregates)
             yield Snapshot(self.serving + trees, anchor_ids=ids)
 
+
+    def _ranked_roots(self, order: Order, terms: list[ranking.Term]) -> list[int]:
+        """All candidate roots, by (rank, id) from their stored scores."""
+        roots = self.roots.all()
+        free = self.store.free(roots, [t.rc_id for t in terms])
+
+        def rank(root: int) -> int:
+            held = free.get(root, {})
+            return sum(t.weight * order.term(held.get(t.rc_id)) for t in terms)
+        return sorted(roots, key=lambda root: (rank(root), root))
 
     def _terms(self, order: Order) -> list[ranking.Term]:
         """The classes of a spread or pack walk, none for the others (or

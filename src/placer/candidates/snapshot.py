@@ -98,10 +98,11 @@ class Snapshot:
         # database's walk holds other trees too, only to serve these ones:
         # sharing providers and in_tree targets.
         # In answer order: a ranked walk's batch is not by id.
-        self.anchor_order: tuple[int, ...] | None = (
-            None if anchor_ids is None else tuple(anchor_ids))
-        self.anchor_ids: frozenset[int] | None = (
-            None if anchor_ids is None else frozenset(self.anchor_order))
+        self.anchor_order: tuple[int, ...] | None = None
+        self.anchor_ids: frozenset[int] | None = None
+        if anchor_ids is not None:
+            self.anchor_order = tuple(anchor_ids)
+            self.anchor_ids = frozenset(self.anchor_order)
 
     def may_anchor(self, root_id: int) -> bool:
         return self.anchor_ids is None or root_id in self.anchor_ids
