@@ -372,6 +372,9 @@ def main_fill(args, argv: list[str]) -> int:
     print()
     for c in checks:
         print(f"{c['result']} {c['shape']}: {c['check']} ({c['detail']})")
+    if checks and not settings["candidate_order_known"]:
+        print("(this Placer has no [placer] candidate_order: its spread and pack ran in "
+              "id order, so their checks say nothing of those orders)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({**settings, "results": results, "checks": checks}, f, indent=2)

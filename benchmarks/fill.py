@@ -463,7 +463,7 @@ def _checks(by: dict[str, dict]):
 
 
 COLUMNS = ("order", "std dev RAM use", "fullest host", "empty hosts", "fit largest",
-           "placed before failure", "RAM used at failure", "conflicts/placed",
+           "placed before failure", "RAM used at failure", "failed boot", "conflicts/placed",
            "candidates ms", "claim ms", "delete ms")
 
 
@@ -487,6 +487,7 @@ def row_cells(r: dict) -> list[str]:
             str(half["empty_hosts"]), str(half["hosts_fitting_largest"]),
             str(failure["placed"]) if failure else f"none in {r['boots']} boots",
             f"{failure['ram_used_fraction']:.0%}" if failure else "",
+            f"{failure['flavor']}: {failure['reason']}" if failure else "",
             "" if r["conflicts_per_placed"] is None else f"{r['conflicts_per_placed']:.3f}",
             *(_ms(lat[k]) for k in ("candidates", "claim", "delete"))]
 

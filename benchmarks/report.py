@@ -616,6 +616,13 @@ the next one). Each order runs on a fresh server and database with the
 same cloud and the same stream. Flavors (vCPU / MiB / GB, share of the
 boots): {flavors}.
 
+- **Orders**: Placer's `[placer] candidate_order` (`random` also sets
+  `randomize_allocation_candidates`); `reference-id` and
+  `reference-random` are the reference without and with
+  `randomize_allocation_candidates`. Without it the reference does not
+  list candidates by provider id but in the iteration order of a Python
+  set of allocation requests (hashes of provider ids and resource class
+  names, salted per process).
 - **At half full** (half of the cloud's RAM capacity used), every
   provider's inventories and usages are read through the API: the
   **standard deviation of host RAM use** (used / capacity per host: low is
@@ -624,8 +631,9 @@ boots): {flavors}.
 - **Placed before failure**: instances placed until the first boot that
   failed (no candidate, or a conflict on each) although the cloud, summed
   over its providers, had the free capacity of each resource class of the
-  flavor; with the **RAM used** then. A run without such a failure stopped
-  after its maximum number of boots.
+  flavor; with the **RAM used** then and the **failed boot** (its flavor,
+  and whether it got no candidate or only conflicts). A run without such a
+  failure stopped after its maximum number of boots.
 - **Conflicts** are claims answered 409 (another scheduler took the room
   first), per instance placed. Latency is per request as the scheduler
   sees it, median / p90 in ms; with {workers} and {schedulers} schedulers
@@ -634,7 +642,8 @@ boots): {flavors}.
 """
 
 FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts", "fit largest",
-                "placed before failure", "RAM used at failure", "conflicts per placed",
+                "placed before failure", "RAM used at failure", "failed boot",
+                "conflicts per placed",
                 "candidates ms", "claim ms", "delete ms")
 
 
@@ -664,6 +673,7 @@ def _fill_cells(r: dict) -> list[str]:
             str(half["empty_hosts"]), str(half["hosts_fitting_largest"]),
             size_text(failure["placed"]) if failure else f"none in {size_text(r['boots'])} boots",
             f"{failure['ram_used_fraction']:.0%}" if failure else "",
+            cell(f"{failure['flavor']}: {failure['reason']}") if failure else "",
             number(r.get("conflicts_per_placed"), 3), ms("candidates"), ms("claim"),
             ms("delete")]
 

@@ -519,6 +519,7 @@ def test_report_has_a_fill_section(tmp_path):
     assert rows["id"]["empty hosts"] == "2" and rows["id"]["fit largest"] == "3"
     assert rows["id"]["placed before failure"] == "1,234"
     assert rows["id"]["RAM used at failure"] == "73%"
+    assert rows["id"]["failed boot"] == "huge: no candidates"
     assert rows["random"]["placed before failure"] == "none in 120 boots"
     assert rows["random"]["candidates ms"] == "10.0 / 14.5"
     assert rows["random"]["delete ms"] == ""
