@@ -148,6 +148,9 @@ def parse_args(argv):
     group.add_argument("--pool", type=float, metavar="K",
                        help="[placer] candidate_order_pool for spread and pack "
                             "(default: the server's)")
+    group.add_argument("--weights", metavar="CLASS:MULT,...",
+                       help="[placer] candidate_order_weights for spread and pack "
+                            "(default: the server's, every class 1.0)")
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.reference_repeat < 1:
         parser.error("--repeat and --reference-repeat must be at least 1")
@@ -344,6 +347,7 @@ def main_fill(args, argv: list[str]) -> int:
                 "version": fill.VERSION, "hosts": args.hosts, "limit": args.limit,
                 "shapes": list(shapes), "orders": args.orders, "max_boots": args.boots,
                 "seed": args.seed, "schedulers": args.schedulers, "pool": args.pool,
+                "weights": args.weights,
                 "delete_fraction": fill.DELETE_FRACTION, "half": fill.HALF,
                 "flavors": [dataclasses.asdict(f) for f in fill.FLAVORS],
                 "largest": fill.LARGEST.name,
@@ -358,7 +362,7 @@ def main_fill(args, argv: list[str]) -> int:
         for order in args.orders:
             results.append(fill.run(order, shape, args.hosts, args.limit, args.seed,
                                     args.schedulers, args.boots, args.workers,
-                                    args.reference, args.pool))
+                                    args.reference, args.pool, args.weights))
             print(f"# fill {shape} {order}: {results[-1]['seconds']} s, loaded in "
                   f"{results[-1]['load_seconds']} s", file=sys.stderr, flush=True)
             print(fill.markdown(results[-1:]).splitlines()[-1], file=sys.stderr, flush=True)

@@ -385,7 +385,7 @@ def order_known() -> bool:
     return any(opt.name == "candidate_order" for opt in placer_conf.GROUPS["placer"])
 
 
-def server_settings(order: str, pool: float | None = None) -> dict:
+def server_settings(order: str, pool: float | None = None, weights: str | None = None) -> dict:
     """Server keywords for an order: Placer's ``[placer] candidate_order``
     (and ``randomize_allocation_candidates`` for random, which is what the
     option's random means), the reference's randomize option."""
@@ -396,15 +396,17 @@ def server_settings(order: str, pool: float | None = None) -> dict:
     placer = {"candidate_order": order}
     if pool is not None and order in ("spread", "pack"):
         placer["candidate_order_pool"] = pool
+    if weights and order in ("spread", "pack"):
+        placer["candidate_order_weights"] = weights
     return {"randomize": order == "random", "placer": placer}
 
 
 def run(order: str, shape: str, hosts: int, limit: int, seed: int = 0, schedulers: int = 4,
         max_boots: int = 6000, workers: int = 1, reference: str | None = None,
-        pool: float | None = None) -> dict:
+        pool: float | None = None, weights: str | None = None) -> dict:
     """Load the cloud on a fresh server for ``order`` and fill it."""
     scenario = cloud(hosts, shape, seed)
-    settings = server_settings(order, pool)
+    settings = server_settings(order, pool, weights)
     with databases.ThrowAwayDatabase("sqlite") as url:
         venv = None
         if order in REFERENCE_ORDERS:
