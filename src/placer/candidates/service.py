@@ -1,8 +1,10 @@
 """The candidate service: what GET /allocation_candidates, its explain and
 ``placement-manage explain`` call, over a Store (the database behind it).
 
-A search walks the candidate roots in answer order (by id; with
-randomize_allocation_candidates in a random order drawn as it goes). The
+A search walks the candidate roots in answer order ([placer]
+candidate_order: by id; in a random order drawn as it goes; or, for spread
+and pack, best rank first from the trees' stored scores, see order.py and
+ranking.py). The
 trees of one batch are loaded with a fixed number of queries, searched, and
 the next batch is loaded only while the answer needs more, so a limited
 query costs what its answer costs, not what the cloud holds. Trees that
@@ -148,28 +150,7 @@ class _Walk:
     def batches(self, sizes: batches.Sizes, order: Order, rng: random.Random | None = None
                 ) -> Iterator[Snapshot]:
         """Snapshots of consecutive runs of candidate roots, in answer order."""
-        pages: batches.InOrder | batches.Shuffled | batches.Ranked
-        terms = self._terms(order)
-        if terms:
-            best: batches.RankedRoots | batches.Listed
-            if self.targets:  # in_tree confines the answer to a few trees: rank them all
-                best = batches.Listed(self._ranked_roots(order, terms))
-            else:
-                # a plan of classes only passes most trees (and the least
-                # amounts already skip the full ones): fetching rows bare
-                # and filtering what is taken costs less than testing each
-                # row read in every list; other steps make the plan
-                # selective, and the lists filtered
-                walk = ranking.Ranking(self.roots, self.store, order, terms,
-                                       filtered=any(kind != "class" for kind, *_ in self.plan))
-                best = batches.RankedRoots(self.roots, walk,
-                                           tail=all(t.least == 0 for t in terms))
-            pages = batches.Ranked(best, order.pool_size(sizes.wanted), rng)
-        elif order.name == "random":
-            pages = batches.Shuffled(self.roots, self.store.id_range(), rng or random.Random(),
-                                     sizes.largest, confined=bool(self.targets))
-        else:
-            pages = batches.InOrder(self.roots)
+        pages = self._pages(sizes, order, rng)
         page: list[int] = []
         walked = 0
         while True:
@@ -184,6 +165,28 @@ class _Walk:
                                      self.class_names, self.aggregates)
             yield Snapshot(self.serving + trees, anchor_ids=ids)
 
+    def _pages(self, sizes: batches.Sizes, order: Order, rng: random.Random | None
+               ) -> batches.InOrder | batches.Shuffled | batches.Ranked:
+        """The candidate roots in ``order``, a page at a time."""
+        terms = self._terms(order)
+        if not terms:
+            if order.name == "random":
+                return batches.Shuffled(self.roots, self.store.id_range(),
+                                        rng or random.Random(), sizes.largest,
+                                        confined=bool(self.targets))
+            return batches.InOrder(self.roots)
+        best: batches.RankedRoots | batches.Listed
+        if self.targets:  # in_tree confines the answer to a few trees: rank them all
+            best = batches.Listed(self._ranked_roots(order, terms))
+        else:
+            # A plan of classes only passes most trees (the least amounts
+            # already skip the full ones): reading rows bare and filtering
+            # what is taken costs less than testing each row read in every
+            # list. Other steps make the plan selective: the lists filtered.
+            selective = any(kind != "class" for kind, *_ in self.plan)
+            walk = ranking.Ranking(self.roots, self.store, order, terms, filtered=selective)
+            best = batches.RankedRoots(self.roots, walk, tail=all(t.least == 0 for t in terms))
+        return batches.Ranked(best, order.pool_size(sizes.wanted), rng)
 
     def _ranked_roots(self, order: Order, terms: list[ranking.Term]) -> list[int]:
         """All candidate roots, by (rank, id) from their stored scores."""
