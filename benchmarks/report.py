@@ -647,6 +647,66 @@ FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts", "f
                 "candidates ms", "claim ms", "delete ms")
 
 
+def order_of(run: Run) -> str:
+    """The [placer] candidate_order a scale run was served in ('' if unset)."""
+    return (run.data.get("candidate_order") or {}).get("candidate_order", "")
+
+
+ORDER_INTRO = (
+    "What each candidate order costs: the scale scenario's limited queries served "
+    "with `python -m benchmarks --start --scenario scale --candidate-order ORDER` "
+    "(`[placer] candidate_order`, the herd pool at its default unless shown), on each "
+    "backend, one worker. Median latency in ms (the server's CPU ms in brackets).")
+
+
+def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
+    series: dict[tuple[str, str], dict[int, dict[str, dict]]] = {}
+    for run in runs:
+        backend = BACKENDS.get(run.data.get("backend", "sqlite"), run.data.get("backend"))
+        options = run.data.get("candidate_order") or {}
+        label = order_of(run)
+        if "candidate_order_pool" in options:
+            label += f", pool {options['candidate_order_pool']:g}"
+        for row in run.rows():
+            if row["server"] == "placer":
+                series.setdefault((backend, label), {}).setdefault(row["size"], {})[
+                    row["query"]] = row
+    queries = list(dict.fromkeys(q for sizes in series.values() for rows in sizes.values()
+                                 for q in rows))
+    out = ["## Candidate order: what it costs", "", ORDER_INTRO, "",
+           "| backend | order | providers | " + " | ".join(queries) + " |",
+           "|---|---|---|" + "---|" * len(queries)]
+    for (backend, label), sizes in series.items():
+        for size in sorted(sizes):
+            cells = []
+            for q in queries:
+                r = sizes[size].get(q)
+                cells.append("" if r is None else
+                             f"{number(r['median_ms'], 1)} ({number(r.get('cpu_ms'), 0)})")
+            out.append(f"| {backend} | {label} | {size_text(size)} | " + " | ".join(cells) + " |")
+    out.append("")
+    plot = f"order-latency.{fmt}"
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for (backend, label), sizes in series.items():
+        points = [(size, rows["limit=1000"]["median_ms"]) for size, rows in sorted(sizes.items())
+                  if "limit=1000" in rows]
+        if points:
+            ax.plot(*zip(*points, strict=True), marker="o", label=f"{backend}, {label}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log_labels(ax.yaxis)
+    _size_axis(ax, sorted({s for sizes in series.values() for s in sizes}))
+    ax.set_ylabel("median latency, ms (log scale)")
+    ax.set_title("limit=1000 by candidate order and backend")
+    ax.legend(fontsize=8)
+    _save(fig, out_dir / plot)
+    written.append(plot)
+    out += [f"![limit=1000 median latency against the number of providers, per order and "
+            f"backend]({plot})", ""]
+    return out
+
+
 def fill_rows(runs: list[Run]) -> dict[str, list[dict]]:
     """Shape -> its orders' results, in the order they were run."""
     shapes: dict[str, dict[str, dict]] = {}
@@ -800,13 +860,17 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     body = [COMMENT, "", "# Benchmark results", "",
             INTRO.format(ratio=REFERENCE_RATIO), ""]
     body += _runs_section(runs, argv, notes or [])
-    scale_runs = [r for r in runs if r.kind == "scale"]
+    # scale runs in a [placer] candidate_order have their own section
+    order_runs = [r for r in runs if r.kind == "scale" and order_of(r)]
+    scale_runs = [r for r in runs if r.kind == "scale" and not order_of(r)]
     fill_runs = [r for r in runs if r.kind == "fill"]
     scenario_runs = [r for r in runs if r.kind not in ("scale", "fill")]
     if scale_runs:
         body += _scale_section(scale_runs, out_dir, written, fmt)
     if scenario_runs:
         body += _scenarios_section(scenario_runs, out_dir, written, fmt)
+    if order_runs:
+        body += _order_section(order_runs, out_dir, written, fmt)
     if fill_runs:
         body += _fill_section(fill_runs, out_dir, written, fmt)
     text = "\n".join(body).rstrip() + "\n"

@@ -58,15 +58,22 @@ def present(conn: Connection) -> bool:
 
 def refresh(conn: Connection, root_ids: Iterable[int]) -> None:
     """Recompute the rows of these trees (a tree gone, or moved under
-    another root, loses its rows)."""
+    another root, loses its rows). One read, then rows written over their
+    old values; deletes only where a tree or one of its classes went."""
     for chunk in _chunks(sorted(set(root_ids)), CHUNK):
-        scores, versions = _compute(conn, _AMONG, {"roots": chunk})
+        scores, versions, before = _compute(conn, _AMONG, {"roots": chunk})
+        now = {v["root_id"]: v["classes"] for v in versions}
+        gone = [r for r in chunk if r not in now]
+        changed = [r for r, ids in now.items() if r in before and before[r] != ids]
         # plain SQL of integers: a claim pays this, and SQLAlchemy's work per
         # statement cost more than the database's
-        roots = ",".join(str(int(r)) for r in chunk)
-        for table in (scores_t, versions_t):
-            conn.exec_driver_sql(f"DELETE FROM {table.name} WHERE root_id IN ({roots})")
-        _insert(conn, scores, versions)
+        if gone or changed:
+            conn.exec_driver_sql(f"DELETE FROM {scores_t.name} WHERE root_id IN "
+                                 f"({_ints(gone + changed)})")
+        if gone:
+            conn.exec_driver_sql(f"DELETE FROM {versions_t.name} WHERE root_id IN "
+                                 f"({_ints(gone)})")
+        _insert(conn, scores, versions, replace=True)
 
 
 def rebuild(conn: Connection) -> int:
@@ -77,7 +84,7 @@ def rebuild(conn: Connection) -> int:
     roots = list(conn.execute(sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None))
                               .order_by(rp_t.c.id)).scalars())
     for chunk in _chunks(roots, CHUNK * 10):
-        scores, versions = _compute(conn, _BETWEEN, {"low": chunk[0], "high": chunk[-1]})
+        scores, versions, _ = _compute(conn, _BETWEEN, {"low": chunk[0], "high": chunk[-1]})
         _insert(conn, scores, versions)
         trees += len(versions)
     return trees
@@ -126,18 +133,19 @@ def _signatures() -> sa.Select:
 def _providers(trees: sa.ColumnElement) -> sa.Select:
     """Per provider of the trees and inventory it holds (one row with
     None's for a provider without any): root, id, generation, class,
-    total, reserved, ratio, used."""
+    total, reserved, ratio, used, and the tree's score rows as stored."""
     used = (sa.select(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id,
                       sa.func.sum(alloc_t.c.used).label("used"))
             .where(alloc_t.c.resource_provider_id.in_(sa.select(rp_t.c.id).where(trees)))
             .group_by(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id).subquery())
     return (sa.select(rp_t.c.root_provider_id, rp_t.c.id, rp_t.c.generation,
                       inv_t.c.resource_class_id, inv_t.c.total, inv_t.c.reserved,
-                      inv_t.c.allocation_ratio, used.c.used)
+                      inv_t.c.allocation_ratio, used.c.used, versions_t.c.classes)
             .select_from(rp_t.outerjoin(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
                          .outerjoin(used, sa.and_(
                              used.c.resource_provider_id == rp_t.c.id,
-                             used.c.resource_class_id == inv_t.c.resource_class_id)))
+                             used.c.resource_class_id == inv_t.c.resource_class_id))
+                         .outerjoin(versions_t, versions_t.c.root_id == rp_t.c.root_provider_id))
             .where(trees))
 
 
@@ -149,13 +157,18 @@ _AMONG, _BETWEEN = (_providers(trees) for trees in (
     rp_t.c.root_provider_id.between(sa.bindparam("low"), sa.bindparam("high"))))
 
 
-def _compute(conn: Connection, query: sa.Select, params: dict) -> tuple[list[dict], list[dict]]:
-    """(score rows, version rows) of the trees the query selects, in one read."""
+def _compute(conn: Connection, query: sa.Select, params: dict
+             ) -> tuple[list[dict], list[dict], dict[int, str]]:
+    """(score rows, version rows, root -> its score rows as stored) of the
+    trees the query selects, in one read."""
     totals: dict[tuple[int, int], list[int]] = {}  # (root, class) -> [capacity, used, largest]
     trees: dict[int, list[int]] = {}  # root -> [providers, generations, ids, used]
+    before: dict[int, str] = {}
     seen: set[int] = set()
-    for root, rp, generation, rc, total, reserved, ratio, in_use in conn.execute(
+    for root, rp, generation, rc, total, reserved, ratio, in_use, stored in conn.execute(
             query, params).all():
+        if stored is not None:
+            before[root] = stored
         tree = trees.get(root)
         if tree is None:
             tree = trees[root] = [0, 0, 0, 0]
@@ -181,23 +194,46 @@ def _compute(conn: Connection, query: sa.Select, params: dict) -> tuple[list[dic
         scores.append({"root_id": root, "resource_class_id": rc, "free": free,
                        "largest": min(max(largest, 0), BIG),
                        "pack_key": walk_key(free, root), "spread_key": walk_key(FULL - free, root)})
-    versions = [{"root_id": root, "providers": n, "generations": gens, "ids": ids, "used": used}
+    held: dict[int, list[int]] = {}
+    for root, rc in sorted(totals):
+        held.setdefault(root, []).append(rc)
+    versions = [{"root_id": root, "providers": n, "generations": gens, "ids": ids, "used": used,
+                 "classes": _ints(held.get(root, []))}
                 for root, (n, gens, ids, used) in sorted(trees.items())]
-    return scores, versions
+    return scores, versions, before
 
 
-def _insert(conn: Connection, scores: list[dict], versions: list[dict]) -> None:
-    """Insert the rows, as multi-row VALUES of integers (SQLite, PostgreSQL
-    and MariaDB all take them), a thousand rows a statement."""
+def _insert(conn: Connection, scores: list[dict], versions: list[dict],
+            replace: bool = False) -> None:
+    """Insert the rows (``replace``: over those with the same key), as
+    multi-row VALUES of integers (and lists of them), a thousand rows a
+    statement."""
     for table, rows in ((scores_t, scores), (versions_t, versions)):
         if not rows:
             continue
         columns = list(rows[0])
+        keys = [c.name for c in table.primary_key.columns]
+        suffix = ""
+        if replace and conn.dialect.name == "mysql":
+            suffix = " ON DUPLICATE KEY UPDATE " + ",".join(
+                f"{c}=VALUES({c})" for c in columns if c not in keys)
+        elif replace:
+            suffix = f" ON CONFLICT ({','.join(keys)}) DO UPDATE SET " + ",".join(
+                f"{c}=excluded.{c}" for c in columns if c not in keys)
         for start in range(0, len(rows), 1000):
-            values = ",".join("(" + ",".join(str(int(row[c])) for c in columns) + ")"
+            values = ",".join("(" + ",".join(_literal(row[c]) for c in columns) + ")"
                               for row in rows[start:start + 1000])
             conn.exec_driver_sql(
-                f"INSERT INTO {table.name} ({','.join(columns)}) VALUES {values}")
+                f"INSERT INTO {table.name} ({','.join(columns)}) VALUES {values}{suffix}")
+
+
+def _ints(ids: list[int]) -> str:
+    return ",".join(str(int(i)) for i in ids)
+
+
+def _literal(value: int | str) -> str:
+    """An integer, or quoted, a list of them (_ints' text: digits and commas)."""
+    return f"'{value}'" if isinstance(value, str) else str(int(value))
 
 
 def _chunks(items: list[int], size: int) -> Iterator[list[int]]:

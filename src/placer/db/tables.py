@@ -17,6 +17,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     Table,
+    Text,
     Unicode,
     UniqueConstraint,
 )
@@ -188,7 +189,8 @@ tree_scores = Table(
 )
 
 # Per tree, what its providers looked like when its scores were computed
-# (count, sums of generations and ids, sum of allocations): a write that
+# (count, sums of generations and ids, sum of allocations), and the ids of
+# its classes with score rows (a refresh deletes only when a class went): a write that
 # does not maintain the scores (the reference's) moves a generation, the
 # tree's membership or, deleting a consumer's allocations, what is used;
 # placement-status sees it.
@@ -199,4 +201,5 @@ tree_versions = Table(
     Column("generations", BigInteger, nullable=False),
     Column("ids", BigInteger, nullable=False),
     Column("used", BigInteger, nullable=False),
+    Column("classes", Text, nullable=False),
 )

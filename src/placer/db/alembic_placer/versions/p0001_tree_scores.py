@@ -34,5 +34,6 @@ def upgrade():
         sa.Column("providers", sa.Integer, nullable=False),
         sa.Column("generations", sa.BigInteger, nullable=False),
         sa.Column("ids", sa.BigInteger, nullable=False),
-        sa.Column("used", sa.BigInteger, nullable=False))
+        sa.Column("used", sa.BigInteger, nullable=False),
+        sa.Column("classes", sa.Text, nullable=False))
     scores.rebuild(op.get_bind())
