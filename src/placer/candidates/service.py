@@ -25,6 +25,7 @@ from typing import TypeVar
 from placer import exceptions
 from placer.candidates import batches, explanation, precheck, ranking, search
 from placer.candidates import order as order_module
+from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
 from placer.candidates.explanation.steps import Explanation
 from placer.candidates.order import Order
 from placer.candidates.parser import parse_query
@@ -165,8 +166,8 @@ class _Walk:
                                      self.class_names, self.aggregates)
             yield Snapshot(self.serving + trees, anchor_ids=ids)
 
-    def _pages(self, sizes: batches.Sizes, order: Order, rng: random.Random | None
-               ) -> batches.InOrder | batches.Shuffled | batches.Ranked:
+    def _pages(self, sizes: Sizes, order: Order, rng: random.Random | None
+               ) -> InOrder | Shuffled | Ranked:
         """The candidate roots in ``order``, a page at a time."""
         terms = self._terms(order)
         if not terms:
