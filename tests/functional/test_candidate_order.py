@@ -178,6 +178,14 @@ def _rows(conn):
             sorted(tuple(r) for r in conn.execute(t.tree_versions.select())))
 
 
+def _put_with_generation(api, uuid: str, what: str, body: dict) -> None:
+    """PUT a provider's inventories or traits at its current generation."""
+    generation = api.get(f"/resource_providers/{uuid}", version="1.39").json["generation"]
+    r = api.put(f"/resource_providers/{uuid}/{what}", version="1.39",
+                json={"resource_provider_generation": generation, **body})
+    assert r.status_code == 200, r.text
+
+
 def test_every_write_keeps_the_scores_exact(db, configured):
     """Random API writes of every kind; after each, the stored rows are
     what a rebuild computes, and nothing is stale."""
@@ -199,13 +207,8 @@ def test_every_write_keeps_the_scores_exact(db, configured):
             assert api.delete(f"/allocations/{consumers.pop(0)}",
                               version="1.12").status_code == 204
         elif kind == "inventory":
-            uuid = env.uuid["c"]
-            generation = api.get(f"/resource_providers/{uuid}", version="1.39").json[
-                "generation"]
-            r = api.put(f"/resource_providers/{uuid}/inventories", version="1.39", json={
-                "resource_provider_generation": generation,
-                "inventories": {"VCPU": {"total": rng.randint(1, 9)}}})
-            assert r.status_code == 200, r.text
+            _put_with_generation(api, env.uuid["c"], "inventories",
+                                 {"inventories": {"VCPU": {"total": rng.randint(1, 9)}}})
         elif kind == "reparent":
             # c moves under a or b, or back to being a root (1.37)
             parent = rng.choice([None, env.uuid["a"], env.uuid["b"]])
@@ -219,12 +222,7 @@ def test_every_write_keeps_the_scores_exact(db, configured):
                 assert api.delete(f"/resource_providers/{env.uuid[name]}",
                                   version="1.39").status_code == 204
         elif kind == "traits":
-            uuid = env.uuid["a"]
-            generation = api.get(f"/resource_providers/{uuid}", version="1.39").json[
-                "generation"]
-            r = api.put(f"/resource_providers/{uuid}/traits", version="1.39", json={
-                "resource_provider_generation": generation, "traits": ["HW_CPU_X86_AVX2"]})
-            assert r.status_code == 200, r.text
+            _put_with_generation(api, env.uuid["a"], "traits", {"traits": ["HW_CPU_X86_AVX2"]})
         kept = db.read(_rows)
         assert db.read(scores.stale) == 0, (step, kind)
         db.write(scores.rebuild)
