@@ -304,7 +304,7 @@ def test_use_journal_sends_the_lines_to_the_journal(deployment):
     assert "placement.requestlog" not in run.stdout  # the journal replaces stdout
 
 
-# Imports every module of Placer (alembic's env.py runs only inside a
+# Imports every module of Placer (alembic's env.py files run only inside a
 # migration: one is run), then reports the loggers that exist and the
 # module-level loggers of Placer's modules.
 LOGGER_CENSUS = """
@@ -315,11 +315,11 @@ import placement
 import placer
 from placer.db import schema_migrations
 
-ALEMBIC_ENV = "placer.db.alembic.env"
+ALEMBIC_ENVS = ("placer.db.alembic.env", "placer.db.alembic_placer.env")
 modules = []
 for package in (placer, placement):
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        if info.name != ALEMBIC_ENV:
+        if info.name not in ALEMBIC_ENVS:
             modules.append(importlib.import_module(info.name))
 schema_migrations.upgrade(sa.create_engine(sys.argv[1]))
 owned = {}
