@@ -68,14 +68,14 @@ def test_weights_and_pool_from_the_options(tmp_path):
 
 
 class _Lists:
-    """The roots' ranked lists and the store's free shares, over a dict: root -> class id ->
+    """The store's two score reads over a dict: root -> class id ->
     (free per mille, most free on one provider)."""
 
     def __init__(self, trees: dict[int, dict[int, tuple[int, int]]]):
         self.trees = trees
         self.rows_read = 0
 
-    def ranked(self, rc_id, spread, after, size, least, filtered=True):
+    def ranked(self, rc_id, spread, after, size, least):
         rows = sorted((1000 - f if spread else f, root) for root, held in self.trees.items()
                       for rc, (f, most) in held.items() if rc == rc_id and most >= least)
         page = [row for row in rows if row > after][:size]
@@ -105,7 +105,7 @@ def test_threshold_walk_is_the_sorted_trees(trees, name, terms, steps, first_rea
     order = Order(name)
     terms = [Term(rc, weight, least) for rc, weight, least in terms]
     lists = _Lists(trees)
-    ranking = Ranking(lists, lists, order, terms, first_read=first_read)
+    ranking = Ranking(lists, order, terms, first_read=first_read)
     got = []
     for size in steps:
         page = ranking.next(size)
@@ -137,7 +137,7 @@ def test_agreeing_classes_read_about_the_answer():
     """Hosts filling evenly: the walk reads little more than it returns."""
     trees = {root: {0: (root * 7 % 1000, 9), 1: (root * 7 % 1000, 9)} for root in range(1, 2001)}
     lists = _Lists(trees)
-    ranking = Ranking(lists, lists, Order("spread"), [Term(0, 1000), Term(1, 1000)])
+    ranking = Ranking(lists, Order("spread"), [Term(0, 1000), Term(1, 1000)])
     assert len(ranking.next(100)) == 100
     assert lists.rows_read <= 2 * 2 * 100
 
@@ -151,7 +151,7 @@ def test_a_tie_at_the_bound_waits_for_lower_ids(first_read, size):
     trees = {root: {0: (500, 9), 1: (500, 9)} for root in range(1, 7)}
     trees[7] = {0: (1000, 9), 1: (0, 9)}
     lists = _Lists(trees)
-    ranking = Ranking(lists, lists, Order("spread"), [Term(0, 1000), Term(1, 1000)],
+    ranking = Ranking(lists, Order("spread"), [Term(0, 1000), Term(1, 1000)],
                       first_read=first_read)
     got = []
     while not ranking.exhausted:

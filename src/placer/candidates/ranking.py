@@ -18,7 +18,7 @@ import heapq
 from dataclasses import dataclass
 
 from placer.candidates.order import MISSING, Order
-from placer.candidates.store import Roots, Store
+from placer.candidates.store import Store
 
 LARGEST_READ = 4000
 
@@ -34,16 +34,13 @@ class Term:
 
 
 class Ranking:
-    """(rank, root id) of the candidate roots (``lists``: the plan's) whose
-    trees hold some class of ``terms``, in that order; trees holding none of
-    them (or not enough of any, where ``least`` is set) are never read; a
-    tree's other terms are looked up in ``store``. Not ``filtered``: of
-    every tree (the caller filters what it takes)."""
+    """(rank, root id) of the trees holding some class of ``terms``, in that
+    order; trees holding none of them (or not enough of any, where ``least``
+    is set) are never read. Every tree, whether it meets the request's
+    other conditions or not: the caller filters what it takes."""
 
-    def __init__(self, lists: Roots, store: Store, order: Order, terms: list[Term],
-                 filtered: bool = True, first_read: int = 16):
-        self.lists, self.store, self.order, self.terms = lists, store, order, terms
-        self.filtered = filtered
+    def __init__(self, store: Store, order: Order, terms: list[Term], first_read: int = 16):
+        self.store, self.order, self.terms = store, order, terms
         self.spread = order.name == "spread"
         self.cursors = [(-1, -1)] * len(terms)  # (term, root id) of the last row read
         self.ended = [False] * len(terms)
@@ -81,8 +78,7 @@ class Ranking:
         for i, t in enumerate(self.terms):
             if self.ended[i]:
                 continue
-            rows = self.lists.ranked(t.rc_id, self.spread, self.cursors[i], size, t.least,
-                                     self.filtered)
+            rows = self.store.ranked(t.rc_id, self.spread, self.cursors[i], size, t.least)
             if len(rows) < size:
                 self.ended[i] = True
                 self.cursors[i] = (MISSING, -1)  # what an unread tree has: no row

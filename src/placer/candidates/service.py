@@ -130,8 +130,7 @@ class _Walk:
         # show them.
         self.aggregates = any(g.member_of or g.forbidden_aggs or not g.resources
                               for g in request.groups) or any(p.is_sharing for p in self.serving)
-        self.plan = RootPlan(request, names, self.targets, sharing).plan()
-        self.roots = store.roots(self.plan)
+        self.roots = store.roots(RootPlan(request, names, self.targets, sharing).plan())
 
     def _targets(self) -> dict[str, int]:
         uuids = {g.in_tree for g in self.request.groups if g.in_tree}
@@ -180,12 +179,7 @@ class _Walk:
         if self.targets:  # in_tree confines the answer to a few trees: rank them all
             best = batches.Listed(self._ranked_roots(order, terms))
         else:
-            # A plan of classes only passes most trees (the least amounts
-            # already skip the full ones): reading rows bare and filtering
-            # what is taken costs less than testing each row read in every
-            # list. Other steps make the plan selective: the lists filtered.
-            selective = any(kind != "class" for kind, *_ in self.plan)
-            walk = ranking.Ranking(self.roots, self.store, order, terms, filtered=selective)
+            walk = ranking.Ranking(self.store, order, terms)
             best = batches.RankedRoots(self.roots, walk, tail=all(t.least == 0 for t in terms))
         return batches.Ranked(best, order.pool_size(sizes.wanted), rng)
 

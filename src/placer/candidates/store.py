@@ -50,14 +50,6 @@ class Roots(Protocol):
     def all(self) -> list[int]:
         """All of them, in no particular order."""
 
-    def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
-               least: int, filtered: bool = True) -> list[tuple[int, int]]:
-        """(term, root id) of the next ``size`` of them whose trees hold class
-        ``rc_id`` with at least ``least`` free on one provider, by term then
-        root id, after (term, root id) ``after``, from the stored scores: the
-        term is 1000 - free per mille for spread, free per mille for pack.
-        Not ``filtered``: of every tree, whether a candidate root or not."""
-
 
 class Store(Protocol):
     """The cloud, as the candidate service reads it: one transaction."""
@@ -99,9 +91,15 @@ class Store(Protocol):
     def provider_root(self, uuid: str) -> tuple[str, int] | None:
         """(uuid as stored, root id) of a provider, None if there is none."""
 
-    # the trees' stored scores, which spread and pack walk (order.py; the
-    # walk itself is Roots.ranked)
+    # the trees' stored scores, which spread and pack walk (order.py)
     scores_kept: bool  # whether the database has them
+
+    def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
+               least: int) -> list[tuple[int, int]]:
+        """(term, root id) of the next ``size`` trees holding class ``rc_id``
+        with at least ``least`` free on one provider, by term then root id,
+        after (term, root id) ``after``: the term is 1000 - free per mille
+        for spread, free per mille for pack."""
 
     def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
         """root id -> class id -> free per mille, of the classes the trees hold."""

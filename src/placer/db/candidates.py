@@ -142,6 +142,15 @@ class CandidateStore:
         return None if found is None else (found.uuid, found.root_provider_id)
 
 
+    def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
+               least: int) -> list[tuple[int, int]]:
+        # one index range: the class, then the walk key from where the last
+        # page ended (the rows bare: the caller filters the trees it takes)
+        keys = self.conn.execute(_RANKED[spread], {
+            "rc": rc_id, "after": scores.walk_key(*after) if after[0] >= 0 else -1,
+            "least": least, "size": size}).scalars().all()
+        return [scores.split_key(k) for k in keys]
+
     def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
         found: dict[int, dict[int, int]] = {}
         if not root_ids or not rc_ids:
@@ -153,7 +162,10 @@ class CandidateStore:
         return found
 
 
-_RANKED = {True: "spread_key", False: "pack_key"}
+_RANKED = {spread: sa.text(
+    f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"
+    f" AND {key} > :after AND largest >= :least ORDER BY {key} LIMIT :size")
+    for spread, key in ((True, "spread_key"), (False, "pack_key"))}
 _FREE_SQL = ("SELECT root_id, resource_class_id, free FROM placer_tree_scores"
              " WHERE resource_class_id IN ({rc_ids}) AND root_id")
 
@@ -179,23 +191,3 @@ class _Roots:
     def all(self) -> list[int]:
         return list(self.conn.exec_driver_sql(
             f"{self.sql} ORDER BY resource_providers.id").scalars())
-
-    def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
-               least: int, filtered: bool = True) -> list[tuple[int, int]]:
-        # One index range: the class, then the walk key from where the last
-        # page ended. ``filtered``: each row is tested against the plan in
-        # walk order, as the id walk tests roots, so that a selective plan
-        # (member_of, traits) costs rows the database skips, not rows brought
-        # back (MariaDB gets the LIMIT 1 subquery form, Conditions.some).
-        key = _RANKED[spread]
-        start = scores.walk_key(*after) if after[0] >= 0 else -1
-        test = ""
-        if filtered:
-            plan = f"{self.sql} AND resource_providers.id = s.root_id"
-            test = (f" AND ({plan} LIMIT 1) IS NOT NULL" if self.conn.dialect.name == "mysql"
-                    else f" AND EXISTS ({plan})")
-        keys = self.conn.exec_driver_sql(
-            f"SELECT s.{key} FROM placer_tree_scores s WHERE s.resource_class_id = {int(rc_id)}"
-            f" AND s.{key} > {int(start)} AND s.largest >= {int(least)}{test}"
-            f" ORDER BY s.{key} LIMIT {int(size)}").scalars().all()
-        return [scores.split_key(k) for k in keys]
