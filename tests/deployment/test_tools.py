@@ -347,14 +347,22 @@ def test_openstack_ansible_uwsgi(image, database, tmp_path, entry):
 ])
 def test_openstack_ansible_need_app_exits_on_broken_config(image, tmp_path, broken, reason):
     """With ``need-app = true`` uwsgi exits when the app cannot be built, and
-    its log says why (systemd would restart it, as it did the reference)."""
+    its log says why (systemd would restart it, as it did the reference).
+
+    Its exit status is uwsgi's own race, not the app's: with the role's
+    ``lazy-apps`` and two workers, a worker that finds no app usually makes
+    the master exit 22, but the master sometimes shuts down first on the
+    SIGINT that follows ("SIGINT/SIGTERM received...killing workers") and
+    exits 0 (seen about once in fifteen runs)."""
     server, _ = _start_osa(image, tmp_path, broken)
     try:
-        assert server.wait_exit() != 0
+        code = server.wait_exit()
     finally:
         server.stop()
     log = server.text()
     assert reason in log, log[-3000:]
+    assert "no app loaded. GAME OVER" in log, log[-3000:]
+    assert code != 0 or "SIGINT/SIGTERM received...killing workers" in log, log[-3000:]
 
 
 def test_openstack_ansible_database_down_at_start(image, backend, tmp_path):
