@@ -97,8 +97,10 @@ class Ranking:
                 heapq.heappush(self.heap, (weight * single[root], root))
             return
         free = self.store.free(new, [t.rc_id for t in self.terms])
-        of, push, heap = self.order.term, heapq.heappush, self.heap
-        weights = [(t.weight, t.rc_id) for t in self.terms]
         for root in new:
-            held = free.get(root, {})
-            push(heap, (sum(w * of(held.get(rc)) for w, rc in weights), root))
+            heapq.heappush(self.heap, (rank(self.order, self.terms, free.get(root, {})), root))
+
+
+def rank(order: Order, terms: list[Term], free: dict[int, int]) -> int:
+    """The rank of a tree whose free per mille per class id is ``free``."""
+    return sum(t.weight * order.term(free.get(t.rc_id)) for t in terms)

@@ -4,10 +4,10 @@
 A search walks the candidate roots in answer order ([placer]
 candidate_order: by id; in a random order drawn as it goes; or, for spread
 and pack, best rank first from the trees' stored scores, see order.py and
-ranking.py). The
-trees of one batch are loaded with a fixed number of queries, searched, and
-the next batch is loaded only while the answer needs more, so a limited
-query costs what its answer costs, not what the cloud holds. Trees that
+ranking.py). The trees of one batch are loaded with a fixed number of
+queries, searched, and the next batch is loaded only while the answer
+needs more, so a limited query costs what its answer costs, not what the
+cloud holds. Trees that
 serve others (those of sharing providers and in_tree targets) are loaded
 once per request and join every batch.
 
@@ -24,10 +24,9 @@ from typing import TypeVar
 
 from placer import exceptions
 from placer.candidates import batches, explanation, precheck, ranking, search
-from placer.candidates import order as order_module
 from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
 from placer.candidates.explanation.steps import Explanation
-from placer.candidates.order import Order
+from placer.candidates.order import BY_ID, Order
 from placer.candidates.parser import parse_query
 from placer.candidates.request import CandidateRequest
 from placer.candidates.root_plan import RootPlan
@@ -52,7 +51,7 @@ class Timings:
 
 
 def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
-         strategy: str = "depth-first", order: Order = order_module.BY_ID,
+         strategy: str = "depth-first", order: Order = BY_ID,
          rng: random.Random | None = None, batch: tuple[int, int] | None = None,
          timings: Timings | None = None) -> tuple[list, list[Provider]]:
     """(candidates, providers for provider_summaries) for ``request``, in
@@ -187,11 +186,8 @@ class _Walk:
         """All candidate roots, by (rank, id) from their stored scores."""
         roots = self.roots.all()
         free = self.store.free(roots, [t.rc_id for t in terms])
-
-        def rank(root: int) -> int:
-            held = free.get(root, {})
-            return sum(t.weight * order.term(held.get(t.rc_id)) for t in terms)
-        return sorted(roots, key=lambda root: (rank(root), root))
+        return sorted(roots, key=lambda root: (ranking.rank(order, terms, free.get(root, {})),
+                                               root))
 
     def _terms(self, order: Order) -> list[ranking.Term]:
         """The classes of a spread or pack walk, none for the others (or
@@ -221,7 +217,7 @@ def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:
 
 
 def explain_query(read: Reader, pairs: list[tuple[str, str]], version: Version,
-                  max_candidates: int = -1, order: Order = order_module.BY_ID) -> Explanation:
+                  max_candidates: int = -1, order: Order = BY_ID) -> Explanation:
     """The explain answer for a candidates query (``provider=<uuid>`` adds the
     report on that provider and its tree). BadRequest for what GET
     /allocation_candidates answers 400, and for an unknown provider."""
