@@ -35,8 +35,8 @@ class Term:
 
 class Ranking:
     """(rank, root id) of the trees holding some class of ``terms``, in that
-    order; trees holding none of them (or not enough of any, where ``least``
-    is set) are never read. Every tree, whether it meets the request's
+    order; trees holding none of them, or short of a class's ``least``,
+    are never given. Every tree, whether it meets the request's
     other conditions or not: the caller filters what it takes."""
 
     def __init__(self, store: Store, order: Order, terms: list[Term], first_read: int = 16):
@@ -96,8 +96,13 @@ class Ranking:
             for root in new:
                 heapq.heappush(self.heap, (weight * single[root], root))
             return
-        free = self.store.free(new, [t.rc_id for t in self.terms])
+        # a tree read in one list but short of another class's least cannot
+        # fit: dropped here, it takes no place in a herd pool
+        needs = {t.rc_id: t.least for t in self.terms if t.least}
+        free = self.store.free(new, [t.rc_id for t in self.terms], needs or None)
         for root in new:
+            if needs and root not in free:
+                continue
             heapq.heappush(self.heap, (rank(self.order, self.terms, free.get(root, {})), root))
 
 

@@ -101,5 +101,8 @@ class Store(Protocol):
         after (term, root id) ``after``: the term is 1000 - free per mille
         for spread, free per mille for pack."""
 
-    def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
-        """root id -> class id -> free per mille, of the classes the trees hold."""
+    def free(self, root_ids: list[int], rc_ids: list[int],
+             least: dict[int, int] | None = None) -> dict[int, dict[int, int]]:
+        """root id -> class id -> free per mille, of the classes the trees
+        hold; with ``least`` (class id -> amount), of the trees holding at
+        least that much of each of those classes on one provider only."""

@@ -151,22 +151,30 @@ class CandidateStore:
             "least": least, "size": size}).scalars().all()
         return [scores.split_key(k) for k in keys]
 
-    def free(self, root_ids: list[int], rc_ids: list[int]) -> dict[int, dict[int, int]]:
+    def free(self, root_ids: list[int], rc_ids: list[int],
+             least: dict[int, int] | None = None) -> dict[int, dict[int, int]]:
         found: dict[int, dict[int, int]] = {}
         if not root_ids or not rc_ids:
             return found
-        for root, rc, free in plain_rows(trees.where_in(
+        short: set[int] = set()
+        for root, rc, free, largest in plain_rows(trees.where_in(
                 self.conn, _FREE_SQL.format(rc_ids=",".join(str(int(i)) for i in rc_ids)),
                 root_ids)):
             found.setdefault(root, {})[rc] = free
-        return found
+            if least and largest < least.get(rc, 0):
+                short.add(root)
+        if least:  # a tree without a row of a needed class holds none of it
+            needed = [rc for rc, amount in least.items() if amount]
+            short.update(root for root, held in found.items()
+                         if any(rc not in held for rc in needed))
+        return {root: held for root, held in found.items() if root not in short}
 
 
 _RANKED = {spread: sa.text(
     f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"
     f" AND {key} > :after AND largest >= :least ORDER BY {key} LIMIT :size")
     for spread, key in ((True, "spread_key"), (False, "pack_key"))}
-_FREE_SQL = ("SELECT root_id, resource_class_id, free FROM placer_tree_scores"
+_FREE_SQL = ("SELECT root_id, resource_class_id, free, largest FROM placer_tree_scores"
              " WHERE resource_class_id IN ({rc_ids}) AND root_id")
 
 
