@@ -45,7 +45,10 @@ the same cloud, and the same seeded stream of boots and deletes:
   contention, not a full cloud); ``max_boots`` bounds the run.
 
 Orders: Placer's ``[placer] candidate_order`` (id, random, spread, pack;
-random also sets ``randomize_allocation_candidates``); ``reference-id`` and
+random also sets ``randomize_allocation_candidates``); ``no-limit``, Placer
+asked without ``limit``, so that Nova weighs every host that fits: what its
+weigher does alone, which no order of a limited answer can better for
+spreading (it hands the weigher a subset of these hosts); ``reference-id`` and
 ``reference-random`` are the reference without and with
 ``randomize_allocation_candidates``. The reference's order without it is
 not the providers' ids: it lists the allocation requests of a Python set,
@@ -81,7 +84,8 @@ HALF = 0.5  # fraction of the cloud's RAM capacity used at the snapshot
 DELETE_FRACTION = 0.1  # steps that delete a live instance
 BOOTS_PER_HOST = 20  # the default bound of a run: more than fill the cloud
 SHAPES = ("flat", "nested")
-ORDERS = ("id", "random", "spread", "pack")
+ORDERS = ("id", "random", "spread", "pack", "no-limit")
+NO_LIMIT = "no-limit"  # the id order, every candidate: Nova's weigher alone
 REFERENCE_ORDERS = ("reference-id", "reference-random")
 
 
@@ -209,8 +213,21 @@ def snapshot(hosts: dict[str, Host]) -> dict:
             "std_ram_use": round(statistics.pstdev(use), 4),
             "max_ram_use": round(max(use), 4),
             "empty_hosts": sum(h.empty for h in hosts.values()),
+            "empty_most": empty_most(hosts.values(), used),
             "hosts_fitting_largest": sum(h.fits(LARGEST) for h in hosts.values()),
             "ram_use": sorted(round(u, 4) for u in use)}
+
+
+def empty_most(hosts, used: int) -> int:
+    """The most hosts that could be empty with ``used`` MiB of RAM in use:
+    those left when the largest hosts hold it all (any packing leaves at
+    most this many)."""
+    capacities = sorted((h.total(RAM, 0) for h in hosts), reverse=True)
+    needed = 0
+    while used > 0 and needed < len(capacities):
+        used -= capacities[needed]
+        needed += 1
+    return len(capacities) - needed
 
 
 # -- Nova's scheduler ---------------------------------------------------------------
@@ -232,10 +249,11 @@ def weigh(answer: dict) -> list[dict]:
     return sorted(answer["allocation_requests"], key=host_free, reverse=True)
 
 
-def candidates_path(flavor: Flavor, limit: int) -> str:
-    resources = ",".join(f"{rc}:{n}" for rc, n in flavor.resources.items())
-    return "/allocation_candidates?" + urllib.parse.urlencode(
-        {"resources": resources, "limit": limit})
+def candidates_path(flavor: Flavor, limit: int | None) -> str:
+    query = {"resources": ",".join(f"{rc}:{n}" for rc, n in flavor.resources.items())}
+    if limit is not None:
+        query["limit"] = str(limit)
+    return "/allocation_candidates?" + urllib.parse.urlencode(query)
 
 
 class Fill:
@@ -246,7 +264,7 @@ class Fill:
     the API and compared with it.
     """
 
-    def __init__(self, client, scenario: Scenario, limit: int, seed: int = 0,
+    def __init__(self, client, scenario: Scenario, limit: int | None, seed: int = 0,
                  schedulers: int = 4, max_boots: int = 6000,
                  delete_fraction: float = DELETE_FRACTION):
         self.client, self.limit, self.schedulers = client, limit, schedulers
@@ -393,6 +411,8 @@ def server_settings(order: str, pool: float | None = None, weights: str | None =
         return {"randomize": order == "reference-random"}
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}")
+    if order == NO_LIMIT:
+        order = "id"
     placer = {"candidate_order": order}
     if pool is not None and order in ("spread", "pack"):
         placer["candidate_order_pool"] = pool
@@ -421,7 +441,8 @@ def run(order: str, shape: str, hosts: int, limit: int, seed: int = 0, scheduler
             started = time.perf_counter()
             loader.load(client, scenario, threads=1)  # ids in the hosts' order
             loaded = time.perf_counter() - started
-            result = Fill(client, scenario, limit, seed, schedulers, max_boots).play()
+            result = Fill(client, scenario, None if order == NO_LIMIT else limit, seed,
+                          schedulers, max_boots).play()
     return {"order": order, "server": "reference" if venv else "placer", "shape": shape,
             "config": settings, "load_seconds": round(loaded, 1), **result}
 
@@ -447,15 +468,20 @@ def _checks(by: dict[str, dict]):
     half = {order: r["half"] for order, r in by.items()}
     if {"spread", "random"} <= by.keys():
         spread, rand = half["spread"]["std_ram_use"], half["random"]["std_ram_use"]
+        alone = (f"; Nova's weigher on every host: {half[NO_LIMIT]['std_ram_use']:.3f}"
+                 if NO_LIMIT in half else "")
         yield ("spread: std dev of RAM use at most a third of random's", spread <= rand / 3,
-               f"spread {spread:.3f}, random {rand:.3f}")
+               f"spread {spread:.3f}, random {rand:.3f}{alone}")
     if {"pack", "id"} <= by.keys():
         pack, id_ = half["pack"], half["id"]
+        most = pack.get("empty_most")
         yield ("pack: more empty hosts and more hosts fitting the largest flavor than id",
                pack["empty_hosts"] > id_["empty_hosts"]
                and pack["hosts_fitting_largest"] > id_["hosts_fitting_largest"],
-               f"empty {pack['empty_hosts']} vs {id_['empty_hosts']}, fitting "
-               f"{pack['hosts_fitting_largest']} vs {id_['hosts_fitting_largest']}")
+               f"empty {pack['empty_hosts']} vs {id_['empty_hosts']}"
+               + (f" (at most {most} could be)" if most is not None else "")
+               + f", fitting {pack['hosts_fitting_largest']} vs "
+               f"{id_['hosts_fitting_largest']}")
     for order in ("spread", "pack"):
         if {order, "random"} <= by.keys():
             mine = by[order]["conflicts_per_placed"] or 0

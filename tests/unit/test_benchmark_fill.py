@@ -152,6 +152,26 @@ def test_checks():
         ("flat", "spread", "PASS"),  # conflicts 0.0 <= 0.01
         ("flat", "pack", "MISS")]  # conflicts 0.02 > 0.01; nested: id alone, no check
     assert checks[1]["detail"] == "empty 12 vs 10, fitting 25 vs 20"
+    # with the bounds: Nova's weigher on every host, the most hosts that could be empty
+    results[3]["half"]["empty_most"] = 14
+    results.append(_result("flat", fill.NO_LIMIT, 0.025, 0, 40, 0.0))
+    checks = fill.checks(results)
+    assert checks[0]["detail"] == "spread 0.030, random 0.090; Nova's weigher on every host: 0.025"
+    assert checks[1]["detail"] == "empty 12 vs 10 (at most 14 could be), fitting 25 vs 20"
+
+
+def test_empty_most_is_what_the_largest_hosts_leave():
+    hosts = [fill.Host(str(i), {"r": {fill.RAM: [ram, 0]}}) for i, ram in
+             enumerate([100, 400, 200, 100])]
+    assert fill.empty_most(hosts, 0) == 4
+    assert fill.empty_most(hosts, 400) == 3  # the 400 one holds it
+    assert fill.empty_most(hosts, 401) == 2
+    assert fill.empty_most(hosts, 800) == 0
+
+
+def test_no_limit_asks_for_every_candidate():
+    assert "limit" not in fill.candidates_path(fill.LARGEST, None)
+    assert "limit=30" in fill.candidates_path(fill.LARGEST, 30)
 
 
 def test_orders_configure_the_server():
@@ -161,6 +181,7 @@ def test_orders_configure_the_server():
     assert fill.server_settings("random", 2.0) == {
         "randomize": True, "placer": {"candidate_order": "random"}}
     assert fill.server_settings("reference-random") == {"randomize": True}
+    assert fill.server_settings(fill.NO_LIMIT) == fill.server_settings("id")
     with pytest.raises(ValueError):
         fill.server_settings("sideways")
     assert server._section("placer", {"candidate_order": "pack", "flag": True}) == (
