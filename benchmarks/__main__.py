@@ -53,8 +53,10 @@ same database with the reference implementation installed in VENV
 --scenario fill (with --start; see benchmarks/fill.py) plays Nova's
 scheduler filling a cloud of --hosts hosts (--shape flat, nested or all) for
 each candidate order of --orders (Placer's ``[placer] candidate_order``:
-id, random, spread, pack; --reference VENV adds the reference in provider-id
-order and with randomize_allocation_candidates), each on a fresh server
+id, random, spread, pack, and no-limit: the id order without a limit, Nova's
+weigher on every host; --reference VENV adds the reference without and with
+randomize_allocation_candidates), on identical hosts or three generations of
+hardware (--cloud), each order on a fresh server
 with the same cloud and the same seeded stream of boots (--seed) and
 deletes: --schedulers threads ask for candidates (--limit), weigh them by
 free RAM like Nova, and claim the best. It reports, per order, how evenly
@@ -145,6 +147,8 @@ def parse_args(argv):
     group.add_argument("--orders", default=",".join(fill.ORDERS),
                        help=f"candidate orders of Placer ({','.join(fill.ORDERS)}); "
                             "--reference adds " + " and ".join(fill.REFERENCE_ORDERS))
+    group.add_argument("--cloud", choices=list(fill.CLOUDS), default="identical",
+                       help="identical hosts, or three generations of hardware (identical)")
     group.add_argument("--pool", type=float, metavar="K",
                        help="[placer] candidate_order_pool for spread and pack "
                             "(default: the server's)")
@@ -351,6 +355,9 @@ def main_fill(args, argv: list[str]) -> int:
                 "delete_fraction": fill.DELETE_FRACTION, "half": fill.HALF,
                 "flavors": [dataclasses.asdict(f) for f in fill.FLAVORS],
                 "largest": fill.LARGEST.name,
+                "cloud": args.cloud,
+                "generations": [{"flat": g.flat(), "numa_node": g.numa_node()}
+                                for g in fill.CLOUDS[args.cloud]],
                 "host": {"flat": fill.FLAT_HOST, "numa_node": fill.NUMA_NODE},
                 "workers": args.workers, "cpus": os.cpu_count(),
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -362,7 +369,7 @@ def main_fill(args, argv: list[str]) -> int:
         for order in args.orders:
             results.append(fill.run(order, shape, args.hosts, args.limit, args.seed,
                                     args.schedulers, args.boots, args.workers,
-                                    args.reference, args.pool, args.weights))
+                                    args.reference, args.pool, args.weights, args.cloud))
             print(f"# fill {shape} {order}: {results[-1]['seconds']} s, loaded in "
                   f"{results[-1]['load_seconds']} s", file=sys.stderr, flush=True)
             print(fill.markdown(results[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
@@ -375,7 +382,7 @@ def main_fill(args, argv: list[str]) -> int:
     print(fill.markdown(results))
     print()
     for c in checks:
-        print(f"{c['result']} {c['shape']}: {c['check']} ({c['detail']})")
+        print(f"{c['result']} {c['shape']}, {c['cloud']}: {c['check']} ({c['detail']})")
     if checks and not settings["candidate_order_known"]:
         print("(this Placer has no [placer] candidate_order: its spread and pack ran in "
               "id order, so their checks say nothing of those orders)")

@@ -16,7 +16,11 @@ the same cloud, and the same seeded stream of boots and deletes:
   the vCPUs would take 29, the disk 22), as it does in most clouds, and it
   is what Nova's default weigher spreads. Nested: the root holds the disk,
   two NUMA children each hold half of the VCPU and MEMORY_MB (2 GiB
-  reserved each, so the same capacity per host).
+  reserved each, so the same capacity per host). ``--cloud generations``:
+  three generations of hardware, a third of the hosts each, the oldest
+  enrolled first: that host, one of 48 cores, 256 GiB and 4000 GB, one of
+  64 cores, 512 GiB and 8000 GB. Nova's RAM weigher weighs free MiB, not
+  a share of the host, so it alone fills the larger hosts first.
 - **flavors**: OpenStack's classic m1.small to m1.xlarge (1 vCPU, 2 GiB,
   20 GB doubling up to 8 vCPU, 16 GiB, 160 GB) and ``huge`` (16 vCPU,
   48 GiB, 320 GB: one NUMA node of a nested host can hold it), drawn 20,
@@ -111,30 +115,53 @@ FLAVORS = (  # weights in percent; mean: 4.5 vCPU, 9.8 GiB, 90 GB
 )
 LARGEST = max(FLAVORS, key=lambda f: f.ram_mb)
 
-FLAT_HOST = {"VCPU": {"total": 32, "allocation_ratio": 4.0},
-             RAM: {"total": 131072, "reserved": 4096},
-             "DISK_GB": {"total": 2000}}
-NUMA_NODE = {"VCPU": {"total": 16, "allocation_ratio": 4.0},
-             RAM: {"total": 65536, "reserved": 2048}}
+@dataclass(frozen=True)
+class Generation:
+    """A kind of host: cores (VCPU at allocation ratio 4.0), GiB of RAM (4
+    reserved; nested, two NUMA nodes with half the cores and RAM each, 2
+    reserved each) and GB of disk (on the root)."""
+
+    cores: int
+    ram_gib: int
+    disk_gb: int
+
+    def flat(self) -> dict[str, dict]:
+        return {"VCPU": {"total": self.cores, "allocation_ratio": 4.0},
+                RAM: {"total": self.ram_gib * 1024, "reserved": 4096},
+                "DISK_GB": {"total": self.disk_gb}}
+
+    def numa_node(self) -> dict[str, dict]:
+        return {"VCPU": {"total": self.cores // 2, "allocation_ratio": 4.0},
+                RAM: {"total": self.ram_gib * 512, "reserved": 2048}}
 
 
-def cloud(hosts: int, shape: str, seed: int = 0) -> Scenario:
+HOST = Generation(32, 128, 2000)
+FLAT_HOST, NUMA_NODE = HOST.flat(), HOST.numa_node()
+# Clouds: identical hosts, or three generations of hardware bought over the
+# years, a third of the hosts each, the oldest enrolled first (lowest ids).
+CLOUDS = {"identical": (HOST,),
+          "generations": (HOST, Generation(48, 256, 4000), Generation(64, 512, 8000))}
+
+
+def cloud(hosts: int, shape: str, seed: int = 0, kind: str = "identical") -> Scenario:
     """The hosts, with uuids from the seed: the same cloud for every order."""
     if shape not in SHAPES:
         raise ValueError(f"unknown shape {shape!r}")
+    generations = CLOUDS[kind]
     rng = random.Random(f"fill cloud {seed}")
     providers = []
     for i in range(hosts):
+        generation = generations[i * len(generations) // hosts]
         root = Provider(f"fill-host-{i:04d}", uuid=_uuid(rng))
         providers.append(root)
         if shape == "flat":
-            root.inventories = {rc: dict(inv) for rc, inv in FLAT_HOST.items()}
+            root.inventories = generation.flat()
             continue
-        root.inventories = {"DISK_GB": dict(FLAT_HOST["DISK_GB"])}
+        root.inventories = {"DISK_GB": generation.flat()["DISK_GB"]}
         providers += [Provider(f"{root.name}-numa{n}", parent=root.uuid, uuid=_uuid(rng),
-                               inventories={rc: dict(inv) for rc, inv in NUMA_NODE.items()})
+                               inventories=generation.numa_node())
                       for n in range(2)]
-    return Scenario(f"fill {shape}", providers, {}, [])
+    return Scenario(f"fill {shape} {kind}", providers, {}, [])
 
 
 def _uuid(rng: random.Random) -> str:
@@ -423,9 +450,10 @@ def server_settings(order: str, pool: float | None = None, weights: str | None =
 
 def run(order: str, shape: str, hosts: int, limit: int, seed: int = 0, schedulers: int = 4,
         max_boots: int = 6000, workers: int = 1, reference: str | None = None,
-        pool: float | None = None, weights: str | None = None) -> dict:
+        pool: float | None = None, weights: str | None = None,
+        kind: str = "identical") -> dict:
     """Load the cloud on a fresh server for ``order`` and fill it."""
-    scenario = cloud(hosts, shape, seed)
+    scenario = cloud(hosts, shape, seed, kind)
     settings = server_settings(order, pool, weights)
     with databases.ThrowAwayDatabase("sqlite") as url:
         venv = None
@@ -444,7 +472,7 @@ def run(order: str, shape: str, hosts: int, limit: int, seed: int = 0, scheduler
             result = Fill(client, scenario, None if order == NO_LIMIT else limit, seed,
                           schedulers, max_boots).play()
     return {"order": order, "server": "reference" if venv else "placer", "shape": shape,
-            "config": settings, "load_seconds": round(loaded, 1), **result}
+            "cloud": kind, "config": settings, "load_seconds": round(loaded, 1), **result}
 
 
 # -- what the orders should show -----------------------------------------------------
@@ -456,11 +484,17 @@ def checks(results: list[dict]) -> list[dict]:
     more claim conflicts than random. A check whose orders did not run is
     left out."""
     out = []
-    for shape in dict.fromkeys(r["shape"] for r in results):
-        by = {r["order"]: r for r in results if r["shape"] == shape}
-        out += [{"shape": shape, "check": name, "result": "PASS" if passed else "MISS",
-                 "detail": detail} for name, passed, detail in _checks(by)]
+    for cloud_, shape in dict.fromkeys((cloud_of(r), r["shape"]) for r in results):
+        by = {r["order"]: r for r in results if (cloud_of(r), r["shape"]) == (cloud_, shape)}
+        out += [{"shape": shape, "cloud": cloud_, "check": name,
+                 "result": "PASS" if passed else "MISS", "detail": detail}
+                for name, passed, detail in _checks(by)]
     return out
+
+
+def cloud_of(result: dict) -> str:
+    """The kind of cloud a result filled (identical before there were others)."""
+    return result.get("cloud", "identical")
 
 
 def _checks(by: dict[str, dict]):
@@ -498,12 +532,12 @@ COLUMNS = ("order", "std dev RAM use", "fullest host", "empty hosts", "fit large
 def markdown(results: list[dict]) -> str:
     """One table per shape; latencies are median / p90."""
     lines = []
-    for shape in dict.fromkeys(r["shape"] for r in results):
+    for cloud_, shape in dict.fromkeys((cloud_of(r), r["shape"]) for r in results):
         if lines:
             lines.append("")
-        lines += [f"fill, {shape}:", "", "| " + " | ".join(COLUMNS) + " |",
+        lines += [f"fill, {shape}, {cloud_} hosts:", "", "| " + " | ".join(COLUMNS) + " |",
                   "|" + "---|" * len(COLUMNS)]
-        for r in (r for r in results if r["shape"] == shape):
+        for r in (r for r in results if (cloud_of(r), r["shape"]) == (cloud_, shape)):
             lines.append("| " + " | ".join(row_cells(r)) + " |")
     return "\n".join(lines)
 

@@ -622,11 +622,15 @@ boots): {flavors}.
   `randomize_allocation_candidates`. Without it the reference does not
   list candidates by provider id but in the iteration order of a Python
   set of allocation requests (hashes of provider ids and resource class
-  names, salted per process).
+  names, salted per process). `no-limit` is Placer asked without `limit`:
+  Nova's weigher then sees every host that fits, which is what it does
+  alone; an order only chooses which of these hosts a limited answer
+  hands it, so no order gives a spreading weigher a better choice.
 - **At half full** (half of the cloud's RAM capacity used), every
   provider's inventories and usages are read through the API: the
   **standard deviation of host RAM use** (used / capacity per host: low is
-  even), the **fullest host**, the **empty hosts** and the hosts that still
+  even), the **fullest host**, the **empty hosts** (in brackets, the most
+  that any placement could leave empty with that much RAM in use) and the hosts that still
   **fit `{largest}`**, the largest flavor (high is less fragmented).
 - **Placed before failure**: instances placed until the first boot that
   failed (no candidate, or a conflict on each) although the cloud, summed
@@ -641,7 +645,8 @@ boots): {flavors}.
   for one request.
 """
 
-FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts", "fit largest",
+FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts (most possible)",
+                "fit largest",
                 "placed before failure", "RAM used at failure", "failed boot",
                 "conflicts per placed",
                 "candidates ms", "claim ms", "delete ms")
@@ -707,18 +712,24 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
     return out
 
 
-def fill_rows(runs: list[Run]) -> dict[str, list[dict]]:
-    """Shape -> its orders' results, in the order they were run."""
-    shapes: dict[str, dict[str, dict]] = {}
+def fill_rows(runs: list[Run]) -> dict[tuple[str, str], list[dict]]:
+    """(cloud, shape) -> its orders' results, in the order they were run."""
+    shapes: dict[tuple[str, str], dict[str, dict]] = {}
     for run in runs:
         for r in run.data["results"]:
-            orders = shapes.setdefault(r["shape"], {})
+            orders = shapes.setdefault((r.get("cloud", "identical"), r["shape"]), {})
             if r["order"] in orders:
-                raise ReportError(f"fill order {r['order']!r} of the {r['shape']} shape is in "
-                                  f"two results (runs {orders[r['order']]['run']} and "
+                raise ReportError(f"fill order {r['order']!r} of the {_fill_label(r)} cloud "
+                                  f"is in two results (runs {orders[r['order']]['run']} and "
                                   f"{run.number})")
             orders[r["order"]] = {**r, "run": run.number}
-    return {shape: list(orders.values()) for shape, orders in shapes.items()}
+    return {key: list(orders.values()) for key, orders in shapes.items()}
+
+
+def _fill_label(r: dict) -> str:
+    """'flat', or 'flat, generations' for a cloud of other than identical hosts."""
+    cloud_ = r.get("cloud", "identical")
+    return r["shape"] if cloud_ == "identical" else f"{r['shape']}, {cloud_}"
 
 
 def _fill_cells(r: dict) -> list[str]:
@@ -730,7 +741,9 @@ def _fill_cells(r: dict) -> list[str]:
                 if t.get("median_ms") is not None else "")
 
     return [cell(r["order"]), number(half["std_ram_use"], 3), f"{half['max_ram_use']:.0%}",
-            str(half["empty_hosts"]), str(half["hosts_fitting_largest"]),
+            str(half["empty_hosts"]) + (f" ({half['empty_most']})" if "empty_most" in half
+                                        else ""),
+            str(half["hosts_fitting_largest"]),
             size_text(failure["placed"]) if failure else f"none in {size_text(r['boots'])} boots",
             f"{failure['ram_used_fraction']:.0%}" if failure else "",
             cell(f"{failure['flavor']}: {failure['reason']}") if failure else "",
@@ -816,22 +829,32 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
         out += [f"Each host: {_inventory_text(host.get('flat', {}))}; nested, the root "
                 f"holds the DISK_GB and two NUMA children each "
                 f"{_inventory_text(host.get('numa_node', {}))}.", ""]
+    for run in runs:
+        generations = run.data.get("generations") or []
+        if len(generations) > 1:
+            out += [f"Run {run.number}, `--cloud {run.data.get('cloud')}`: a third of the "
+                    f"hosts each, the oldest enrolled first (lowest ids): " + "; ".join(
+                        _inventory_text(g["flat"]) for g in generations)
+                    + " (nested: two NUMA children with half the VCPU and MEMORY_MB each).", ""]
     checks = [c for run in runs for c in run.data.get("checks", [])]
-    for shape, rows in by_shape.items():
+    for (cloud_, shape), rows in by_shape.items():
+        label = _fill_label(rows[0])
         hosts = {run.data.get("hosts") for run in runs if any(
-            r["shape"] == shape for r in run.data["results"])}
-        out += [f"### Fill, {shape} ({', '.join(size_text(h) for h in sorted(hosts))} hosts)",
+            (r.get("cloud", "identical"), r["shape"]) == (cloud_, shape)
+            for r in run.data["results"])}
+        out += [f"### Fill, {label} ({', '.join(size_text(h) for h in sorted(hosts))} hosts)",
                 "", "| " + " | ".join(FILL_COLUMNS) + " |", "|" + "---|" * len(FILL_COLUMNS)]
         out += ["| " + " | ".join(_fill_cells(r)) + " |" for r in rows] + [""]
-        shape_checks = [c for c in checks if c["shape"] == shape]
+        shape_checks = [c for c in checks
+                        if (c.get("cloud", "identical"), c["shape"]) == (cloud_, shape)]
         if shape_checks:
             out += [f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
                     for c in shape_checks] + [""]
-        bars = f"fill-{shape}-half.{fmt}"
-        use = f"fill-{shape}-ram-use.{fmt}"
-        plot_fill_bars(out_dir / bars, f"At half full, {shape}", rows,
+        stem = "fill-" + label.replace(", ", "-")
+        bars, use = f"{stem}-half.{fmt}", f"{stem}-ram-use.{fmt}"
+        plot_fill_bars(out_dir / bars, f"At half full, {label}", rows,
                        first.get("largest", "largest"))
-        plot_fill_use(out_dir / use, f"Host RAM use at half full, {shape}", rows)
+        plot_fill_use(out_dir / use, f"Host RAM use at half full, {label}", rows)
         written += [bars, use]
         out += [f"![At half full, per order: standard deviation of the hosts' RAM use, "
                 f"empty hosts, hosts fitting the largest flavor]({bars})", "",

@@ -20,6 +20,15 @@ from tests.helpers.databases import BACKENDS, IN_CI, SERVERS, ThrowAwayDatabase
 __all__ = ["BACKENDS", "IN_CI", "SERVERS", "Api", "ThrowAwayDatabase", "assert_error",
            "make_conf"]
 
+def pytest_configure(config):
+    # matplotlib runs fc-list to build its font cache the first time it is
+    # imported on a machine: done here, a report test does not start a process
+    try:
+        import matplotlib.font_manager  # noqa: F401
+    except ImportError:
+        pass
+
+
 @pytest.fixture(autouse=True)
 def _processes_are_marked(request, monkeypatch):
     """A test that starts a process carries ``@pytest.mark.processes``, so that

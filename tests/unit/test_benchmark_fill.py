@@ -104,6 +104,19 @@ def test_the_cloud_is_the_same_for_the_same_seed():
         fill.cloud(1, "flat").providers[0].uuid].total(fill.RAM, 0) == 126976
 
 
+def test_a_cloud_of_generations_enrolls_the_oldest_first():
+    for shape in fill.SHAPES:
+        scenario = fill.cloud(6, shape, seed=1, kind="generations")
+        hosts = fill.hosts_of(scenario)
+        roots = [p.uuid for p in scenario.providers if p.parent is None]
+        assert [hosts[r].total(fill.RAM, 0) for r in roots] == [
+            126976] * 2 + [258048] * 2 + [520192] * 2
+        assert [hosts[r].total("VCPU", 0) for r in roots] == [128] * 2 + [192] * 2 + [256] * 2
+    # the same uuids as the identical cloud: only the inventories differ
+    assert [p.uuid for p in fill.cloud(6, "flat", 1, "generations").providers] == [
+        p.uuid for p in fill.cloud(6, "flat", 1).providers]
+
+
 def _summary(root, ram_capacity, ram_used):
     return {"root_provider_uuid": root,
             "resources": {fill.RAM: {"capacity": ram_capacity, "used": ram_used}}}
@@ -158,6 +171,13 @@ def test_checks():
     checks = fill.checks(results)
     assert checks[0]["detail"] == "spread 0.030, random 0.090; Nova's weigher on every host: 0.025"
     assert checks[1]["detail"] == "empty 12 vs 10 (at most 14 could be), fitting 25 vs 20"
+    # each cloud is checked on its own
+    other = [{**r, "cloud": "generations"} for r in results if r["shape"] == "flat"]
+    other[1]["half"] = {**other[1]["half"], "std_ram_use": 0.3}  # random, there
+    checks = fill.checks(results + other)
+    assert [(c["cloud"], c["result"]) for c in checks if c["check"].startswith(
+        "spread: std")] == [("identical", "PASS"), ("generations", "PASS")]
+    assert checks[4]["detail"].startswith("spread 0.030, random 0.300")
 
 
 def test_empty_most_is_what_the_largest_hosts_leave():

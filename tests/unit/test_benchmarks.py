@@ -447,14 +447,15 @@ def test_report_refuses_a_query_measured_twice(tmp_path):
     assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 1
 
 
-def _fill_result(shape, order, std, empty, fitting, failure=None, server="placer"):
+def _fill_result(shape, order, std, empty, fitting, failure=None, server="placer",
+                 **half):
     use = [0.0] * empty + [0.5 + std * (i % 3 - 1) for i in range(6 - empty)]
     return {"order": order, "server": server, "shape": shape,
             "config": {"randomize": order.endswith("random")}, "load_seconds": 1.0,
             "half": {"boots": 40, "placed": 38, "live": 35, "usages_match": True, "hosts": 6,
                      "ram_used_fraction": 0.51, "std_ram_use": std, "max_ram_use": max(use),
                      "empty_hosts": empty, "hosts_fitting_largest": fitting,
-                     "ram_use": sorted(use)},
+                     "ram_use": sorted(use), **half},
             "first_failure": failure, "stopped": "first failure" if failure else "max boots",
             "boots": 120, "placed": 100, "deletes": 10, "failures": 1, "conflicts": 3,
             "conflicts_per_placed": 0.03, "candidates_per_boot": 12.5,
@@ -483,7 +484,7 @@ def _fill_file(tmp_path, **extra):
                               "MEMORY_MB": {"total": 131072, "reserved": 4096}},
                      "numa_node": {"VCPU": {"total": 16, "allocation_ratio": 4.0}}},
             "workers": 1,
-            "results": [_fill_result("flat", "id", 0.4567, 2, 3, failure),
+            "results": [_fill_result("flat", "id", 0.4567, 2, 3, failure, empty_most=4),
                         _fill_result("flat", "random", 0.1, 0, 5),
                         _fill_result("flat", "reference-id", 0.12, 0, 4, failure, "reference")],
             "checks": [{"shape": "flat", "check": "pack: more empty hosts", "result": "MISS",
@@ -516,7 +517,9 @@ def test_report_has_a_fill_section(tmp_path):
             ([c.strip() for c in line.strip("|").split(" | ")] for line in lines[1:])}
     assert list(rows) == ["id", "random", "reference-id"]
     assert rows["id"]["std dev of RAM use"] == "0.457"
-    assert rows["id"]["empty hosts"] == "2" and rows["id"]["fit largest"] == "3"
+    assert rows["id"]["empty hosts (most possible)"] == "2 (4)"
+    assert rows["random"]["empty hosts (most possible)"] == "0"  # a file without the bound
+    assert rows["id"]["fit largest"] == "3"
     assert rows["id"]["placed before failure"] == "1,234"
     assert rows["id"]["RAM used at failure"] == "73%"
     assert rows["id"]["failed boot"] == "huge: no candidates"
@@ -530,3 +533,25 @@ def test_report_has_a_fill_section(tmp_path):
     # the same order of the same shape in two files is an error
     with pytest.raises(report.ReportError, match="two results"):
         report.write([fill_path, fill_path], tmp_path / "twice", [])
+
+    # a cloud of generations beside it: its own table, checks and plots
+    results = [{**r, "cloud": "generations"} for r in data["results"]]
+    results[0]["order"] = "spread"
+    generations = {"flat": {"VCPU": {"total": 48}, "MEMORY_MB": {"total": 262144}},
+                   "numa_node": {}}
+    other = tmp_path / "generations.json"
+    other.write_text(json.dumps({
+        **data, "cloud": "generations", "generations": [generations, generations],
+        "results": results, "checks": [{"shape": "flat", "cloud": "generations",
+                                        "check": "spread: std dev", "result": "PASS",
+                                        "detail": "spread 0.1, random 0.4"}]}))
+    written = report.write([fill_path, str(other)], tmp_path / "both", [])
+    assert {"fill-flat-half.svg", "fill-flat-generations-half.svg",
+            "fill-flat-generations-ram-use.svg"} <= set(written)
+    page = (tmp_path / "both" / "index.md").read_text()
+    table = _section(page, "### Fill, flat, generations (300 hosts)")
+    assert "| spread |" in table and "| id |" not in table
+    assert "- PASS: spread: std dev (spread 0.1, random 0.4)" in table
+    assert "- MISS" not in table and "- MISS: pack" in _section(page, "### Fill, flat (300 hosts)")
+    assert "`--cloud generations`: a third of the hosts each" in page
+    assert "VCPU 48, MEMORY_MB 262144; VCPU 48" in page
