@@ -712,24 +712,35 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
     return out
 
 
-def fill_rows(runs: list[Run]) -> dict[tuple[str, str], list[dict]]:
-    """(cloud, shape) -> its orders' results, in the order they were run."""
-    shapes: dict[tuple[str, str], dict[str, dict]] = {}
+SCHEDULERS = 4  # the fill runs' default: other counts are labelled
+
+
+def fill_rows(runs: list[Run]) -> dict[str, list[dict]]:
+    """Label (shape, and cloud and schedulers where not the default) -> its
+    orders' results, in the order they were run."""
+    shapes: dict[str, dict[str, dict]] = {}
     for run in runs:
         for r in run.data["results"]:
-            orders = shapes.setdefault((r.get("cloud", "identical"), r["shape"]), {})
+            r = {**r, "schedulers": run.data.get("schedulers", SCHEDULERS)}
+            orders = shapes.setdefault(_fill_label(r), {})
             if r["order"] in orders:
-                raise ReportError(f"fill order {r['order']!r} of the {_fill_label(r)} cloud "
-                                  f"is in two results (runs {orders[r['order']]['run']} and "
+                raise ReportError(f"fill order {r['order']!r} of {_fill_label(r)} is in two "
+                                  f"results (runs {orders[r['order']]['run']} and "
                                   f"{run.number})")
             orders[r["order"]] = {**r, "run": run.number}
     return {key: list(orders.values()) for key, orders in shapes.items()}
 
 
 def _fill_label(r: dict) -> str:
-    """'flat', or 'flat, generations' for a cloud of other than identical hosts."""
-    cloud_ = r.get("cloud", "identical")
-    return r["shape"] if cloud_ == "identical" else f"{r['shape']}, {cloud_}"
+    """'flat', 'flat, generations' (a cloud of other than identical hosts),
+    'flat, 1 scheduler' (other than the default count)."""
+    label = r["shape"]
+    if r.get("cloud", "identical") != "identical":
+        label += f", {r['cloud']}"
+    schedulers = r.get("schedulers", SCHEDULERS)
+    if schedulers != SCHEDULERS:
+        label += f", {schedulers} scheduler{'s' if schedulers > 1 else ''}"
+    return label
 
 
 def _fill_cells(r: dict) -> list[str]:
@@ -836,21 +847,20 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
                     f"hosts each, the oldest enrolled first (lowest ids): " + "; ".join(
                         _inventory_text(g["flat"]) for g in generations)
                     + " (nested: two NUMA children with half the VCPU and MEMORY_MB each).", ""]
-    checks = [c for run in runs for c in run.data.get("checks", [])]
-    for (cloud_, shape), rows in by_shape.items():
-        label = _fill_label(rows[0])
-        hosts = {run.data.get("hosts") for run in runs if any(
-            (r.get("cloud", "identical"), r["shape"]) == (cloud_, shape)
-            for r in run.data["results"])}
+    for label, rows in by_shape.items():
+        hosts = {run.data.get("hosts") for run in runs if any(r["run"] == run.number
+                                                             for r in rows)}
         out += [f"### Fill, {label} ({', '.join(size_text(h) for h in sorted(hosts))} hosts)",
                 "", "| " + " | ".join(FILL_COLUMNS) + " |", "|" + "---|" * len(FILL_COLUMNS)]
         out += ["| " + " | ".join(_fill_cells(r)) + " |" for r in rows] + [""]
-        shape_checks = [c for c in checks
-                        if (c.get("cloud", "identical"), c["shape"]) == (cloud_, shape)]
+        shape_checks = [c for run in runs if any(r["run"] == run.number for r in rows)
+                        for c in run.data.get("checks", [])
+                        if _fill_label({**c, "schedulers": run.data.get("schedulers",
+                                                                        SCHEDULERS)}) == label]
         if shape_checks:
             out += [f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
                     for c in shape_checks] + [""]
-        stem = "fill-" + label.replace(", ", "-")
+        stem = "fill-" + label.replace(", ", "-").replace(" ", "-")
         bars, use = f"{stem}-half.{fmt}", f"{stem}-ram-use.{fmt}"
         plot_fill_bars(out_dir / bars, f"At half full, {label}", rows,
                        first.get("largest", "largest"))

@@ -555,3 +555,13 @@ def test_report_has_a_fill_section(tmp_path):
     assert "- MISS" not in table and "- MISS: pack" in _section(page, "### Fill, flat (300 hosts)")
     assert "`--cloud generations`: a third of the hosts each" in page
     assert "VCPU 48, MEMORY_MB 262144; VCPU 48" in page
+
+    # one scheduler: its own table beside the four's
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps({**data, "schedulers": 1, "checks": [
+        {**data["checks"][0], "detail": "one"}]}))
+    written = report.write([fill_path, str(single)], tmp_path / "single", [])
+    assert "fill-flat-1-scheduler-half.svg" in written
+    page = (tmp_path / "single" / "index.md").read_text()
+    assert "(one)" in _section(page, "### Fill, flat, 1 scheduler (300 hosts)")
+    assert "(one)" not in _section(page, "### Fill, flat (300 hosts)")
