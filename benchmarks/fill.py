@@ -51,8 +51,9 @@ the same cloud, and the same seeded stream of boots and deletes:
 Orders: Placer's ``[placer] candidate_order`` (id, random, spread, pack;
 random also sets ``randomize_allocation_candidates``); ``no-limit``, Placer
 asked without ``limit``, so that Nova weighs every host that fits: what its
-weigher does alone, which no order of a limited answer can better for
-spreading (it hands the weigher a subset of these hosts); ``reference-id`` and
+weigher does alone (with one scheduler, the evenest it can spread: an order
+only hands it a subset of these hosts; with several, they all take the same
+emptiest hosts); ``reference-id`` and
 ``reference-random`` are the reference without and with
 ``randomize_allocation_candidates``. The reference's order without it is
 not the providers' ids: it lists the allocation requests of a Python set,

@@ -624,8 +624,9 @@ boots): {flavors}.
   set of allocation requests (hashes of provider ids and resource class
   names, salted per process). `no-limit` is Placer asked without `limit`:
   Nova's weigher then sees every host that fits, which is what it does
-  alone; an order only chooses which of these hosts a limited answer
-  hands it, so no order gives a spreading weigher a better choice.
+  alone. With one scheduler that is the evenest it can spread (an order
+  only chooses which of these hosts a limited answer hands it); with
+  several, they all take the same emptiest hosts.
 - **At half full** (half of the cloud's RAM capacity used), every
   provider's inventories and usages are read through the API: the
   **standard deviation of host RAM use** (used / capacity per host: low is
