@@ -485,17 +485,21 @@ def checks(results: list[dict]) -> list[dict]:
     more claim conflicts than random. A check whose orders did not run is
     left out."""
     out = []
-    for cloud_, shape in dict.fromkeys((cloud_of(r), r["shape"]) for r in results):
-        by = {r["order"]: r for r in results if (cloud_of(r), r["shape"]) == (cloud_, shape)}
+    for (cloud_, shape), rows in groups(results).items():
+        by = {r["order"]: r for r in rows}
         out += [{"shape": shape, "cloud": cloud_, "check": name,
                  "result": "PASS" if passed else "MISS", "detail": detail}
                 for name, passed, detail in _checks(by)]
     return out
 
 
-def cloud_of(result: dict) -> str:
-    """The kind of cloud a result filled (identical before there were others)."""
-    return result.get("cloud", "identical")
+def groups(results: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """(cloud, shape) -> its results, in order (a result from before there
+    were other clouds filled identical hosts)."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for r in results:
+        out.setdefault((r.get("cloud", "identical"), r["shape"]), []).append(r)
+    return out
 
 
 def _checks(by: dict[str, dict]):
@@ -533,13 +537,12 @@ COLUMNS = ("order", "std dev RAM use", "fullest host", "empty hosts", "fit large
 def markdown(results: list[dict]) -> str:
     """One table per shape; latencies are median / p90."""
     lines = []
-    for cloud_, shape in dict.fromkeys((cloud_of(r), r["shape"]) for r in results):
+    for (cloud_, shape), rows in groups(results).items():
         if lines:
             lines.append("")
         lines += [f"fill, {shape}, {cloud_} hosts:", "", "| " + " | ".join(COLUMNS) + " |",
                   "|" + "---|" * len(COLUMNS)]
-        for r in (r for r in results if (cloud_of(r), r["shape"]) == (cloud_, shape)):
-            lines.append("| " + " | ".join(row_cells(r)) + " |")
+        lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
     return "\n".join(lines)
 
 

@@ -631,8 +631,9 @@ boots): {flavors}.
   provider's inventories and usages are read through the API: the
   **standard deviation of host RAM use** (used / capacity per host: low is
   even), the **fullest host**, the **empty hosts** (in brackets, the most
-  that any placement could leave empty with that much RAM in use) and the hosts that still
-  **fit `{largest}`**, the largest flavor (high is less fragmented).
+  that any placement could leave empty with that much RAM in use) and the
+  hosts that still **fit `{largest}`**, the largest flavor (high is less
+  fragmented).
 - **Placed before failure**: instances placed until the first boot that
   failed (no candidate, or a conflict on each) although the cloud, summed
   over its providers, had the free capacity of each resource class of the
@@ -848,19 +849,20 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
                     f"hosts each, the oldest enrolled first (lowest ids): " + "; ".join(
                         _inventory_text(g["flat"]) for g in generations)
                     + " (nested: two NUMA children with half the VCPU and MEMORY_MB each).", ""]
+    checks: dict[str, list[dict]] = {}  # label -> its checks
+    for run in runs:
+        schedulers = run.data.get("schedulers", SCHEDULERS)
+        for c in run.data.get("checks", []):
+            checks.setdefault(_fill_label({**c, "schedulers": schedulers}), []).append(c)
     for label, rows in by_shape.items():
         hosts = {run.data.get("hosts") for run in runs if any(r["run"] == run.number
                                                              for r in rows)}
         out += [f"### Fill, {label} ({', '.join(size_text(h) for h in sorted(hosts))} hosts)",
                 "", "| " + " | ".join(FILL_COLUMNS) + " |", "|" + "---|" * len(FILL_COLUMNS)]
         out += ["| " + " | ".join(_fill_cells(r)) + " |" for r in rows] + [""]
-        shape_checks = [c for run in runs if any(r["run"] == run.number for r in rows)
-                        for c in run.data.get("checks", [])
-                        if _fill_label({**c, "schedulers": run.data.get("schedulers",
-                                                                        SCHEDULERS)}) == label]
-        if shape_checks:
+        if label in checks:
             out += [f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
-                    for c in shape_checks] + [""]
+                    for c in checks[label]] + [""]
         stem = "fill-" + label.replace(", ", "-").replace(" ", "-")
         bars, use = f"{stem}-half.{fmt}", f"{stem}-ram-use.{fmt}"
         plot_fill_bars(out_dir / bars, f"At half full, {label}", rows,

@@ -7,9 +7,8 @@ and pack, best rank first from the trees' stored scores, see order.py and
 ranking.py). The trees of one batch are loaded with a fixed number of
 queries, searched, and the next batch is loaded only while the answer
 needs more, so a limited query costs what its answer costs, not what the
-cloud holds. Trees that
-serve others (those of sharing providers and in_tree targets) are loaded
-once per request and join every batch.
+cloud holds. Trees that serve others (those of sharing providers and
+in_tree targets) are loaded once per request and join every batch.
 
 Explain needs every tree that could hold part of an answer, to count what
 each constraint removes: a read of the relevant part of the cloud, fine
@@ -56,13 +55,15 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
          timings: Timings | None = None) -> tuple[list, list[Provider]]:
     """(candidates, providers for provider_summaries) for ``request``, in
     ``order`` (``random`` and the herd pool of spread and pack draw from
-    ``rng``; a random order needs one).
+    ``rng``: a fresh generator unless given; the id order draws nothing).
 
     Raises BadRequest for an unknown name, where the reference reports it.
     ``batch`` overrides (first, largest) batch sizes, for tests. ``timings``,
     if given, gets the time spent added to it, when the search ran.
     """
     started = time.perf_counter()
+    if rng is None and order.name != "id":
+        rng = random.Random()
     names = store.names(request)
     if names.lack_some_of(request):
         # Only an unknown name needs the whole picture: a 400, or the

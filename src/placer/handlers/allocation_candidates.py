@@ -6,8 +6,6 @@ Explain takes the same query, parsed and validated the same way (same
 its tree; its answer is candidates/explanation's funnel.
 """
 
-import random
-
 import falcon
 
 from placer import collector
@@ -33,8 +31,7 @@ def list_candidates(req: Request, resp: falcon.Response):
     candidates, summaries = db.reader(req.context.db)(lambda store: service.find(
         store, request, max_candidates=conf.max_allocation_candidates,
         strategy=conf.allocation_candidates_generation_strategy, order=in_order,
-        # the id order draws nothing: no generator seeded per request for it
-        rng=None if in_order.name == "id" else random.Random(), timings=timings))
+        timings=timings))
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
     util.send_json(req, resp, render.body(candidates, summaries, requested, version))
