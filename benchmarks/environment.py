@@ -37,14 +37,15 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-def describe(argv: list[str], reference: str | None = None) -> dict:
+def describe(argv: list[str], reference: str | None = None,
+             module: str = "benchmarks") -> dict:
     tree = Path(placer.__file__).resolve().parent
     # uncommitted changes to tracked files: the commit alone is not what ran
     status = _git(tree, "status", "--porcelain", "--untracked-files=no", strip=False) or ""
     changed = [line[3:] for line in status.splitlines() if line[3:]]
     info = {
         "date": now(),
-        "command": "python -m benchmarks " + shlex.join(argv),
+        "command": f"python -m {module} " + shlex.join(argv),
         "commit": _git(tree, "rev-parse", "HEAD"),
         "dirty": bool(changed),
         "changed_files": changed,  # relative to the repository's root

@@ -135,11 +135,12 @@ def _hosts(db, count, children=2):
     return hosts
 
 
-def test_limit_falling_inside_a_tree(db):
-    hosts = _hosts(db, 3)
+def test_limit_falling_inside_a_round(db):
+    # a limited answer takes each root's first candidate before a second
+    hosts = _hosts(db, 2)
     found = _batched_and_whole(db, _query([("resources", "VGPU:1"), ("limit", "3")]))
     assert [list(c.allocations()) for c in found] == [
-        [hosts[0][1][0]], [hosts[0][1][1]], [hosts[1][1][0]]]
+        [hosts[0][1][0]], [hosts[1][1][0]], [hosts[0][1][1]]]
 
 
 def test_breadth_first_rounds_span_batches(db):

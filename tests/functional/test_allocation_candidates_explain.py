@@ -51,7 +51,7 @@ def test_names_the_constraint_that_empties_the_answer(cloud):
     r = explain(cloud, "resources=VCPU:64,MEMORY_MB:1024")
     assert r.status_code == 200, r.text
     body = r.json
-    assert list(body) == ["candidates", "groups", "request", "first_empty", "order"]
+    assert list(body) == ["candidates", "roots", "groups", "request", "first_empty", "order"]
     assert body["order"] == {"name": "id"}
     assert body["candidates"] == 0
     assert body["first_empty"] == {
@@ -75,8 +75,8 @@ def test_agrees_with_the_candidates_answer(cloud):
     assert body["candidates"] == len(found) == 1
     assert body["first_empty"] is None
     assert body["request"][-2:] == [
-        {"constraint": "candidates", "value": "", "candidates": 1},
-        {"constraint": "limit", "value": "5", "candidates": 1}]
+        {"constraint": "candidates", "value": "", "trees": 1, "candidates": 1},
+        {"constraint": "limit", "value": "5", "trees": 1, "candidates": 1}]
 
 
 def test_request_wide_constraints(cloud):
@@ -220,3 +220,40 @@ def test_the_collector_is_off_while_the_snapshot_is_read_and_explained(cloud, mo
     assert explain(cloud, "resources=VCPU:64,MEMORY_MB:1024").status_code == 200
     assert seen == [("checked_snapshot", False), ("explain", False)]
     assert gc.isenabled()
+
+
+def _numa_hosts(env, count):
+    for h in range(count):
+        env.rp(f"host{h}")
+        for n in range(2):
+            env.rp(f"host{h}-numa{n}", parent=f"host{h}", inv={"VCPU": 8, "MEMORY_MB": 16384})
+
+
+def test_says_how_many_roots_the_answer_spans(env):
+    _numa_hosts(env, 3)
+    body = explain(env, "resources1=VCPU:1,MEMORY_MB:512&limit=4").json
+    assert (body["candidates"], body["roots"]) == (4, 3)
+    steps = {s["constraint"]: s for s in body["request"]}
+    assert (steps["candidates"]["candidates"], steps["candidates"]["trees"]) == (6, 3)
+    assert (steps["limit"]["candidates"], steps["limit"]["trees"]) == (4, 3)
+    answer = env.ok("resources1=VCPU:1,MEMORY_MB:512&limit=4")
+    assert len({name.split("-")[0] for c in answer.allocs for name, _, _ in c}) == 3
+    body = explain(env, "resources1=VCPU:1,MEMORY_MB:512&limit=2").json
+    assert (body["candidates"], body["roots"]) == (2, 2)
+
+
+def test_roots_follow_max_allocation_candidates_and_the_strategy(db, tmp_path):
+    from placer import wsgi
+    from tests.helpers.api import Api, make_conf
+
+    for strategy, roots in (("depth-first", 2), ("breadth-first", 3)):
+        conf = make_conf(tmp_path, placement={
+            "max_allocation_candidates": "3",
+            "allocation_candidates_generation_strategy": strategy})
+        env = Env(Api(wsgi.create_app(conf, db)))
+        if strategy == "depth-first":
+            _numa_hosts(env, 3)
+        body = explain(env, "resources1=VCPU:1,MEMORY_MB:512&limit=3").json
+        steps = {s["constraint"]: s for s in body["request"]}
+        assert steps["max_allocation_candidates"]["trees"] == roots
+        assert (body["candidates"], body["roots"]) == (3, roots)

@@ -115,3 +115,10 @@ def engine_key(candidate):
         ),
         frozenset((s, frozenset(u)) for s, u in candidate.mappings().items()),
     )
+
+
+def across(per_root: list[list], limit: int) -> list:
+    """A limited answer from each root's candidates (roots in answer order):
+    every root's first, then every root's second, and so on, cut at ``limit``."""
+    rounds = max(map(len, per_root), default=0)
+    return [keys[n] for n in range(rounds) for keys in per_root if n < len(keys)][:limit]

@@ -40,7 +40,8 @@ run = cli.runner(manage.main)
 def test_prints_the_funnel_as_tables(capsys, cloud):
     code, out, err = run(capsys, "--config-file", cloud.conf, "explain", "resources=VCPU:64")
     assert (code, err) == (0, "")
-    assert out.startswith("Candidates: 0\nOrder: id\n\nFunnel of the unsuffixed group (VCPU:64):\n")
+    assert out.startswith("Candidates: 0, on 0 roots\nOrder: id\n\n"
+                          "Funnel of the unsuffixed group (VCPU:64):\n")
     assert "| Constraint | Value   | Providers | Trees | Detail" in out
     assert "| class      | VCPU    | 2         | 2     |" in out
     assert ("| capacity   | VCPU:64 | 0         | 0     | the largest free amount is 48 on "
@@ -61,7 +62,8 @@ def test_provider_report_and_microversion(capsys, cloud):
     assert "48 VCPU free" not in out
     assert ("16 VCPU free on compute-3 (capacity 16, used 0), 32 asked: 16 short" in out)
     code, out, _ = run(capsys, "--config-file", cloud.conf, "explain", "resources=VCPU:1")
-    assert "Candidates: 2\n" in out and out.endswith("No constraint empties the answer.\n")
+    assert "Candidates: 2, on 2 roots\n" in out
+    assert out.endswith("No constraint empties the answer.\n")
 
 
 @pytest.mark.parametrize("args, message", [

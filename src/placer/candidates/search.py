@@ -25,6 +25,7 @@ Semantics (those of the reference, checked against it):
 - Before 1.29 a candidate may not use two different providers of one tree.
 """
 
+import itertools
 import random
 from collections.abc import Iterable, Iterator
 
@@ -106,8 +107,10 @@ def find_candidates(
     request's) and, like upstream's ``max_allocation_candidates``, stopping
     once ``max_candidates`` (-1: no bound) have been produced.
 
-    ``strategy`` orders the anchors: depth-first gives all candidates of one
-    root before the next, breadth-first takes one from each root in turn.
+    ``strategy`` orders an unlimited answer: depth-first gives all
+    candidates of one root before the next, breadth-first takes one from
+    each root in turn. A limited answer always takes one from each root in
+    turn (see ``stream_candidates``).
     Without ``rng`` the order is deterministic (anchors and providers by id,
     or by rank with a spread or pack ``order``); with it, anchors and each
     slot's providers are searched in random order (a random walk, not a
@@ -130,46 +133,44 @@ def stream_candidates(
     """``find_candidates`` over snapshots taken one at a time, each answering
     for its ``anchor_ids`` (consecutive runs of the anchors in answer order).
 
+    An unlimited answer comes in ``strategy`` order. A limited one takes
+    candidates across anchors, whatever the strategy: the first candidate of
+    each anchor, in anchor order, before any anchor's second, and so on until
+    the limit, so that it spans as many roots as it can (the reference
+    slices its limit off the whole set, listed in a hash order). The
+    strategy still decides which candidates are generated when
+    ``max_candidates`` bounds them, as upstream: depth-first, the first
+    ``max_candidates`` of the anchors in turn (listed, so this costs up to
+    that many candidates); breadth-first, the first of the rounds.
+
     The answer is the one a single snapshot holding every batch would give:
-    anchors are met in the same order, breadth-first rounds span all batches
-    (the first round is taken while batches arrive, the next ones once they
-    are all in), and shared candidates are deduplicated across batches. The
-    next batch is taken only while the answer needs more.
+    anchors are met in the same order, rounds span all batches (the first
+    round is taken while batches arrive, the next ones once they are all
+    in), and shared candidates are deduplicated across batches. The next
+    batch is taken only while the answer needs more.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"Strategy '{strategy}' not recognized")
     if limit is _FROM_REQUEST:
         limit = request.limit
     layout = domains.Layout(request)
-    breadth_first = strategy == "breadth-first"
+    shared_seen: set = set()
 
-    def in_order() -> Iterator[Candidate]:
-        held: list[Iterator[Candidate]] = []  # breadth-first: streams for the next rounds
+    def streams() -> Iterator[Iterator[Candidate]]:
         for snapshot in batches:
             for stream in _batch_streams(request, layout, snapshot, rng, order):
-                if not breadth_first:
-                    yield from stream
-                    continue
-                first = next(stream, None)  # this anchor's turn in the first round
-                if first is not None:
-                    held.append(stream)
-                    yield first
-        yield from _round_robin(held)
+                yield _distinct(stream, shared_seen)
 
-    emitted = 0
-    shared_seen: set = set()
-    for candidate in in_order():
-        key = _shared_key(candidate)
-        if key is not None:
-            if key in shared_seen:
-                continue
-            shared_seen.add(key)
-        yield candidate
-        emitted += 1
-        if limit is not None and emitted >= limit:
-            return
-        if 0 <= max_candidates <= emitted:
-            return
+    source: Iterator[Candidate]
+    if limit is None and strategy == "depth-first":
+        source = itertools.chain.from_iterable(streams())
+    elif limit is not None and strategy == "depth-first" and max_candidates >= 0:
+        source = _across(_depth_first_shares(streams(), max(max_candidates, 1)))
+    else:
+        source = _across(streams())
+    bound = [n for n in (limit, max_candidates) if n is not None and n >= 0]
+    # like upstream, a bound of 0 still lets one candidate through
+    yield from itertools.islice(source, max(min(bound), 1) if bound else None)
 
 
 def _batch_streams(request, layout, snapshot: Snapshot, rng,
@@ -235,6 +236,18 @@ def _anchored(problem, plan, layout, snapshot) -> Iterator[Candidate]:
         yield Candidate(anchor, layout, providers, snapshot)
 
 
+def _distinct(stream: Iterator[Candidate], seen: set) -> Iterator[Candidate]:
+    """``stream`` without the candidates another anchor already gave (only
+    candidates made of sharing providers alone can repeat)."""
+    for candidate in stream:
+        key = _shared_key(candidate)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        yield candidate
+
+
 def _shared_key(candidate: Candidate):
     """Identity of a candidate that may also come from another anchor, else None."""
     if not all(p.is_sharing for p in candidate.providers):
@@ -248,14 +261,34 @@ def _shared_key(candidate: Candidate):
     return allocations, mappings
 
 
-def _round_robin(streams: list[Iterator[Candidate]]) -> Iterator[Candidate]:
-    """The rounds after the first: one candidate from each stream in turn."""
-    active = list(streams)
-    while active:
+def _depth_first_shares(streams: Iterator[Iterator[Candidate]], budget: int
+                        ) -> Iterator[Iterator[Candidate]]:
+    """Each anchor's share of the first ``budget`` candidates generated
+    depth-first, listed: the set a depth-first generation bounded by
+    max_allocation_candidates holds."""
+    for stream in streams:
+        share = list(itertools.islice(stream, budget))
+        budget -= len(share)
+        if share:
+            yield iter(share)
+        if budget <= 0:
+            return
+
+
+def _across(streams: Iterator[Iterator[Candidate]]) -> Iterator[Candidate]:
+    """One candidate from each stream in turn: the first round as streams
+    arrive (held for the next rounds), then the others."""
+    held: list[Iterator[Candidate]] = []
+    for stream in streams:
+        first = next(stream, None)
+        if first is not None:
+            held.append(stream)
+            yield first
+    while held:
         still = []
-        for stream in active:
+        for stream in held:
             candidate = next(stream, None)
             if candidate is not None:
                 yield candidate
                 still.append(stream)
-        active = still
+        held = still

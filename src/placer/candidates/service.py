@@ -218,7 +218,8 @@ def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:
 
 
 def explain_query(read: Reader, pairs: list[tuple[str, str]], version: Version,
-                  max_candidates: int = -1, order: Order = BY_ID) -> Explanation:
+                  max_candidates: int = -1, order: Order = BY_ID,
+                  strategy: str = "depth-first") -> Explanation:
     """The explain answer for a candidates query (``provider=<uuid>`` adds the
     report on that provider and its tree). BadRequest for what GET
     /allocation_candidates answers 400, and for an unknown provider."""
@@ -227,7 +228,7 @@ def explain_query(read: Reader, pairs: list[tuple[str, str]], version: Version,
     snapshot, around, provider = read(lambda store: _explain_snapshots(store, request, provider))
     return explanation.explain(request, snapshot, provider=provider,
                                provider_snapshot=around, max_candidates=max_candidates,
-                               order=order)
+                               order=order, strategy=strategy)
 
 
 def _explain_snapshots(store: Store, request: CandidateRequest, provider: str | None

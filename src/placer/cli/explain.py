@@ -45,6 +45,7 @@ def run(conf) -> int:
             result = service.explain_query(
                 db_candidates.reader(db), pairs, version,
                 max_candidates=conf.placement.max_allocation_candidates,
+                strategy=conf.placement.allocation_candidates_generation_strategy,
                 order=placer_order.from_conf(conf))
         finally:
             db.dispose()
@@ -83,7 +84,8 @@ def _group_title(group: dict) -> str:
 
 def report(body: dict) -> str:
     """The explain answer (its JSON body) as text tables."""
-    out = [f"Candidates: {body['candidates']}", *_order(body["order"]), ""]
+    roots = "1 root" if body["roots"] == 1 else f"{body['roots']} roots"
+    out = [f"Candidates: {body['candidates']}, on {roots}", *_order(body["order"]), ""]
     for group in body["groups"]:
         out += [f"Funnel of the {_group_title(group)}:", _table(
             ["Constraint", "Value", "Providers", "Trees", "Detail"],

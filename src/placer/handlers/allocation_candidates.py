@@ -44,5 +44,6 @@ def explain_candidates(req: Request, resp: falcon.Response):
     result = service.explain_query(
         db.reader(req.context.db), query.pairs(req), util.version(req),
         max_candidates=req.context.conf.placement.max_allocation_candidates,
+        strategy=req.context.conf.placement.allocation_candidates_generation_strategy,
         order=order.from_conf(req.context.conf))
     util.send_json(req, resp, explanation_render.body(result))

@@ -198,6 +198,7 @@ _FAILURE = closed({"group": _SUFFIX_OR_NULL, "constraint": _TEXT, "value": _TEXT
 _NAME = {"type": ["string", "null"]}
 EXPLAIN = closed({
     "candidates": COUNT,
+    "roots": COUNT,
     "groups": {"type": "array", "items": closed({
         "suffix": _TEXT, "resources": by_class({"type": "integer", "minimum": 1}),
         "funnel": {"type": "array", "items": _STEP}})},
@@ -217,4 +218,4 @@ EXPLAIN = closed({
             "root_provider_uuid": UUID, "name": _NAME, "candidates": COUNT, "rank": COUNT,
             "free": by_class({"type": "integer", "minimum": 0, "maximum": 1000})})},
     }, required=["name"]),
-}, required=["candidates", "groups", "request", "first_empty", "order"])
+}, required=["candidates", "roots", "groups", "request", "first_empty", "order"])

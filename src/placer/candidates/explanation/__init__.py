@@ -41,24 +41,26 @@ from placer.model import query_values
 
 def explain(request: CandidateRequest, snapshot: Snapshot, *, provider: str | None = None,
             provider_snapshot: Snapshot | None = None, max_candidates: int = -1,
-            order: Order = BY_ID) -> Explanation:
+            order: Order = BY_ID, strategy: str = "depth-first") -> Explanation:
     """The funnel of ``request`` over ``snapshot`` (which must hold what a
     whole-cloud search needs, see snapshot.py). ``provider``: the uuid of a
     provider to report on, found in ``provider_snapshot`` (default:
     ``snapshot``); ``max_candidates``: the service's max_allocation_candidates;
-    ``order``: the service's candidate order."""
+    ``order`` and ``strategy``: the service's candidate order and
+    generation strategy."""
     groups = [(g, funnel.group_steps(request, g, snapshot)) for g in request.groups]
-    request_steps, answer = funnel.request_steps(request, snapshot, groups, max_candidates)
+    request_steps, answer, roots = funnel.request_steps(request, snapshot, groups,
+                                                        max_candidates, strategy)
     report = None
     if provider is not None:
         around = provider_snapshot or snapshot
         report = provider_report.report(request, around, around.by_uuid[provider])
-    return Explanation(request, groups, request_steps, answer, report,
-                       _order_report(request, snapshot, max_candidates, order))
+    return Explanation(request, groups, request_steps, answer, roots, report,
+                       _order_report(request, snapshot, max_candidates, order, strategy))
 
 
 def _order_report(request: CandidateRequest, snapshot: Snapshot, max_candidates: int,
-                  order: Order) -> OrderReport:
+                  order: Order, strategy: str) -> OrderReport:
     """The answer's trees in spread or pack order, with their ranks, from
     the providers as they are now (what the stored scores hold when kept)."""
     if not order.scored:
@@ -66,7 +68,7 @@ def _order_report(request: CandidateRequest, snapshot: Snapshot, max_candidates:
     classes = order.weighted(request.resource_classes())
     counts: dict[int, int] = {}
     for candidate in search.find_candidates(request, snapshot, max_candidates=max_candidates,
-                                            order=order):
+                                            order=order, strategy=strategy):
         counts[candidate.anchor.id] = counts.get(candidate.anchor.id, 0) + 1
     trees = []
     for root_id, count in counts.items():

@@ -100,7 +100,11 @@ def _trees(count: int) -> str:
     return "1 tree" if count == 1 else f"{count} trees"
 
 
-def request_steps(request, snapshot, groups, max_candidates) -> tuple[list[Step], int]:
+def request_steps(request, snapshot, groups, max_candidates, strategy="depth-first"
+                  ) -> tuple[list[Step], int, int]:
+    """The request-wide steps, the number of candidates the answer holds and
+    the number of roots it spans (``strategy``: the service's, which decides
+    them when max_candidates bounds the answer)."""
     common = frozenset.intersection(*(steps[-1].tree_ids for _, steps in groups))
     fits_in = ", ".join(f"{filters.group_name(g)} fits in {_trees(len(steps[-1].tree_ids))}"
                         for g, steps in groups)
@@ -125,20 +129,31 @@ def request_steps(request, snapshot, groups, max_candidates) -> tuple[list[Step]
         ids = frozenset(pr.anchor for pr in alive)
         steps.append(Step(None, kind, value, len(ids), tree_ids=ids, message=message))
 
-    found = sum(1 for _ in search.find_candidates(request, snapshot, limit=None,
-                                                  max_candidates=COUNT_CAP))
+    # breadth-first, so that a capped count still meets as many roots as it can
+    anchors = [c.anchor.id for c in search.find_candidates(
+        request, snapshot, limit=None, max_candidates=COUNT_CAP, strategy="breadth-first")]
+    found, roots = len(anchors), len(set(anchors))
     detail = f"counted up to {COUNT_CAP}" if found >= COUNT_CAP else ""
-    steps.append(Step(None, "candidates", "", candidates=found, detail=detail,
+    steps.append(Step(None, "candidates", "", trees=roots, candidates=found, detail=detail,
                       message="the search finds no candidate"))
     answer = found
     if max_candidates >= 0:
         answer = min(answer, max_candidates)
+        roots = _roots(request, snapshot, None, max_candidates, strategy)
         steps.append(Step(None, "max_allocation_candidates", str(max_candidates),
-                          candidates=answer))
+                          trees=roots, candidates=answer))
     if request.limit is not None:
         answer = min(answer, request.limit)
-        steps.append(Step(None, "limit", str(request.limit), candidates=answer))
-    return steps, answer
+        roots = _roots(request, snapshot, request.limit, max_candidates, strategy)
+        steps.append(Step(None, "limit", str(request.limit), trees=roots, candidates=answer))
+    return steps, answer, roots
+
+
+def _roots(request, snapshot, limit, max_candidates, strategy) -> int:
+    """How many roots the answer bounded by ``limit`` and ``max_candidates``
+    spans (both bound the search, so this costs what the answer costs)."""
+    return len({c.anchor.id for c in search.find_candidates(
+        request, snapshot, limit=limit, max_candidates=max_candidates, strategy=strategy)})
 
 
 def solver_variants(request: CandidateRequest):

@@ -11,6 +11,7 @@ def body(explanation: Explanation) -> dict:
     first = explanation.first_empty
     out: dict = {
         "candidates": explanation.candidates,
+        "roots": explanation.roots,
         "groups": [{"suffix": g.suffix, "resources": dict(g.resources),
                     "funnel": [_step(s) for s in steps]} for g, steps in explanation.groups],
         "request": [_step(s) for s in explanation.request_steps],

@@ -77,6 +77,7 @@ class Explanation:
     groups: list[tuple[RequestGroup, list[Step]]]
     request_steps: list[Step]
     candidates: int  # what GET /allocation_candidates answers, in number
+    roots: int  # the roots (trees) its candidates are anchored at
     provider: ProviderReport | None = None
     order: OrderReport | None = None
 
