@@ -119,6 +119,31 @@ _placer_opts = [
                       "random from the best pool x limit roots that fit, so that "
                       "schedulers asking at once do not all get the same first hosts. "
                       "1.0 gives the exact order."),
+    cfg.FloatOpt("capacity_time_budget", default=2.0, min=0.0,
+                 help="Seconds GET and POST /capacity may spend, per shape, in the integer "
+                      "programs that count copies on trees no closed form answers; a root "
+                      "not proven by then answers a lower bound marked \"exact\": false."),
+    cfg.BoolOpt("capacity_metrics", default=False,
+                help="Also serve at GET /metrics (metrics_enabled) the placement gauges of "
+                     "openstack-exporter 1.7.0 (openstack_placement_resource_total, "
+                     "_allocation_ratio, _reserved, _usage, openstack_placement_up) and, "
+                     "for each of capacity_shapes, os-capacity's "
+                     "openstack_free_capacity_by_flavor_total and "
+                     "openstack_free_capacity_hypervisor_by_flavor, read from the database "
+                     "at each scrape."),
+    cfg.MultiStrOpt("capacity_shapes", default=[],
+                    help="Named candidate queries counted by the capacity metrics and "
+                         "placement-manage capacity, each NAME=QUERY, e.g. "
+                         "m1.large=resources=VCPU:4,MEMORY_MB:8192 (parsed at the latest "
+                         "microversion). Repeat the option for several shapes."),
+    cfg.DictOpt("capacity_az_aggregates", default={},
+                help="Aggregate uuid:availability zone name pairs: the az_aggregate label "
+                     "of openstack_free_capacity_hypervisor_by_flavor for the hosts in "
+                     "each aggregate (empty when a host is in none)."),
+    cfg.DictOpt("capacity_project_aggregates", default={},
+                help="Aggregate uuid:name pairs: the project_aggregate label of "
+                     "openstack_free_capacity_hypervisor_by_flavor for the hosts in each "
+                     "aggregate (empty when a host is in none)."),
 ]
 
 GROUPS = {

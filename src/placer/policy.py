@@ -140,11 +140,14 @@ _API_RULES = [
 # after the reference's rules).
 METRICS_SHOW = "placement:metrics:show"
 ALLOCATION_CANDIDATES_EXPLAIN = "placement:allocation_candidates:explain"
+CAPACITY_SHOW = "placement:capacity:show"
 
 _PLACER_RULES = [
     (METRICS_SHOW, ADMIN, "Read the Prometheus metrics ([placer] metrics_enabled)."),
     (ALLOCATION_CANDIDATES_EXPLAIN, ADMIN,
      "Explain an allocation candidates query: what each constraint leaves."),
+    (CAPACITY_SHOW, ADMIN_OR_SERVICE,
+     "Count how many copies of candidate queries fit, or the free capacity per class."),
 ]
 
 

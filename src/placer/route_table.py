@@ -29,6 +29,7 @@ from placer.handlers import (
     aggregates,
     allocation_candidates,
     allocations,
+    capacity,
     inventories,
     metrics,
     openapi,
@@ -44,6 +45,7 @@ from placer.http.routing import Answers, Route, Table
 from placer.schemas import aggregates as aggregates_schema
 from placer.schemas import allocation_candidates as candidates_schema
 from placer.schemas import allocations as allocations_schema
+from placer.schemas import capacity as capacity_schema
 from placer.schemas import inventories as inventories_schema
 from placer.schemas import openapi as openapi_schema
 from placer.schemas import reshaper as reshaper_schema
@@ -192,6 +194,14 @@ ROUTES = Table([
     Route("GET", "/allocation_candidates/explain", allocation_candidates.explain_candidates,
           since=mv.ALLOCATION_CANDIDATES, policy=policy.ALLOCATION_CANDIDATES_EXPLAIN,
           query=candidates_schema.EXPLAIN_QUERY, answers={200: r.EXPLAIN}),
+
+    # not the reference's (docs/api/differences.md): how much is left
+    Route("GET", "/capacity", capacity.show_capacity,
+          since=mv.ALLOCATION_CANDIDATES, policy=policy.CAPACITY_SHOW,
+          query=capacity_schema.QUERY, answers={200: r.CAPACITY}),
+    Route("POST", "/capacity", capacity.count_shapes,
+          since=mv.ALLOCATION_CANDIDATES, policy=policy.CAPACITY_SHOW,
+          body=capacity_schema.POST_BODY, answers={200: r.CAPACITY_SHAPES}),
 
     # total usages: the handler checks the rule, with the queried project as target
     Route("GET", "/usages", usages.total_usages,

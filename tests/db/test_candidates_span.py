@@ -96,8 +96,8 @@ def _roots_in_turn(answer: list) -> bool:
     return True
 
 
-@SETTINGS
 @at_least(20)
+@SETTINGS
 @given(data=st.data())
 def test_limited_answer_spans_the_roots(store, data):
     shape, world = data.draw(clouds())

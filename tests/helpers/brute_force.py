@@ -125,3 +125,52 @@ def key(request, slots, combo):
 def answers(request, snap) -> list:
     """The engine's whole answer, as engine_key of each candidate in order."""
     return [engine_key(c) for c in search.find_candidates(request, snap, limit=None)]
+
+
+def by_anchor(request, snap) -> dict[str, set]:
+    """Root uuid -> the allocations (frozensets of (uuid, class, amount)) of
+    the candidates anchored there, every provider tried for every slot."""
+    providers = list(snap.providers.values())
+    if any(g.in_tree and g.in_tree not in snap.by_uuid for g in request.groups):
+        return {}
+    slots = [(g, {rc: n}) for g in request.groups if not g.suffix for rc, n in g.resources.items()]
+    slots += [(g, dict(g.resources)) for g in request.groups if g.suffix]
+    found: dict[str, set] = {}
+    for anchor in providers:
+        if anchor.parent_id is not None or not root_ok(request, anchor):
+            continue
+        for combo in itertools.product(providers, repeat=len(slots)):
+            if valid(request, snap, anchor, slots, combo):
+                found.setdefault(anchor.uuid, set()).add(key(request, slots, combo)[0])
+    return found
+
+
+def most_copies(allocations, snap) -> int:
+    """The most candidates (``allocations``: each a frozenset of (uuid, class,
+    amount), usable any number of times) that the providers' free capacity
+    holds at once: every count of the first, then of the next, and so on."""
+    vectors = sorted(allocations, key=sorted)
+    pairs = sorted({(u, rc) for v in vectors for u, rc, _ in v})
+    index = {pair: i for i, pair in enumerate(pairs)}
+    free0 = []
+    for u, rc in pairs:
+        p = snap.by_uuid[u]
+        free0.append(max(p.inventories[rc].capacity - p.usages.get(rc, 0), 0))
+    memo: dict = {}
+
+    def best(i, free):
+        if i == len(vectors):
+            return 0
+        if (i, free) not in memo:
+            result, left, count = 0, list(free), 0
+            while True:
+                result = max(result, count + best(i + 1, tuple(left)))
+                for u, rc, n in vectors[i]:
+                    left[index[u, rc]] -= n
+                if min(left) < 0:
+                    break
+                count += 1
+            memo[i, free] = result
+        return memo[i, free]
+
+    return best(0, tuple(free0))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from placer import exceptions
-from placer.candidates import batches, explanation, precheck, ranking, search
+from placer.candidates import batches, capacity, explanation, precheck, ranking, search
 from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
 from placer.candidates.explanation.steps import Explanation
 from placer.candidates.order import BY_ID, Order
@@ -92,6 +92,22 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
         timings.load += searching - started + loading[0]
         timings.searched = True
     return candidates, search.summary_providers(candidates, request.nested_aware)
+
+
+def count_copies(store: Store, request: CandidateRequest, budget: float) -> capacity.Count:
+    """How many copies of ``request`` fit at once, per root and in all
+    (candidates/capacity.py), over every candidate root, a batch of trees at
+    a time; ``budget``: seconds the integer programs may take in all.
+    BadRequest for an unknown name, where GET /allocation_candidates gives one."""
+    names = store.names(request)
+    if names.lack_some_of(request):
+        snapshot = store.whole_cloud(request, list(names.classes.values()))
+        if not precheck.check_names(request, snapshot, names.classes, names.traits):
+            return capacity.Count()
+    walk = _Walk(store, request, names)
+    if walk.hopeless:
+        return capacity.Count()
+    return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID), budget)
 
 
 def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:

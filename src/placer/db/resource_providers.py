@@ -419,7 +419,17 @@ def list_filtered(conn: Connection,
                   f: ProviderFilter) -> tuple[Sequence[tuple], datetime.datetime | None]:
     """Providers matching every filter, by id, as rows of (uuid, name,
     generation, parent uuid, root uuid, changed_at), and the latest change
-    among them (what Last-Modified reports).
+    among them (what Last-Modified reports)."""
+    conds = conditions(conn, f)
+    if conds is None:
+        return [], None
+    rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
+    return rows, _newest(conn, rows)
+
+
+def conditions(conn: Connection, f: ProviderFilter) -> list | None:
+    """The WHERE conditions on the providers table that select the providers
+    matching every filter; None when none can match.
 
     The reference looks names up in this order and stops at the first unknown
     one (400), but answers an empty list first when in_tree names no provider,
@@ -435,7 +445,7 @@ def list_filtered(conn: Connection,
         root = conn.execute(sa.select(rp_t.c.root_provider_id)
                             .where(rp_t.c.uuid == f.in_tree)).first()
         if root is None:
-            return [], None
+            return None
         conds.append(rp_t.c.root_provider_id == root[0])
 
     required = [t for clause in f.required for t in clause]
@@ -448,7 +458,7 @@ def list_filtered(conn: Connection,
                            [trait_ids[t] for t in clause]) for clause in f.required]
     if unknown_trait is not None:
         if _matches_nothing(conn, trait_conds):
-            return [], None
+            return None
         raise _unknown_trait(unknown_trait)
     conds += trait_conds
     if f.forbidden_traits:
@@ -461,7 +471,7 @@ def list_filtered(conn: Connection,
     for clause in f.member_of:
         known = [agg_ids[a] for a in clause if a in agg_ids]
         if not known:
-            return [], None
+            return None
         agg_conds.append(_having(resource_provider_aggregates,
                                  resource_provider_aggregates.c.aggregate_id, known))
     conds += agg_conds
@@ -474,13 +484,12 @@ def list_filtered(conn: Connection,
     unknown_rc = next((rc for rc in f.resources if rc not in rc_ids), None)
     if unknown_rc is not None:
         if _matches_nothing(conn, trait_conds) or _matches_nothing(conn, agg_conds):
-            return [], None
+            return None
         raise exceptions.BadRequest("Invalid resource class in resources parameter: "
                                     + exceptions.no_such_class(unknown_rc))
     if f.resources:
         conds.append(_with_capacity({rc_ids[rc]: n for rc, n in f.resources.items()}))
-    rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
-    return rows, _newest(conn, rows)
+    return conds
 
 
 def _unknown_trait(name: str) -> exceptions.BadRequest:

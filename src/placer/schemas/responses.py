@@ -219,3 +219,20 @@ EXPLAIN = closed({
             "free": by_class({"type": "integer", "minimum": 0, "maximum": 1000})})},
     }, required=["name"]),
 }, required=["candidates", "roots", "groups", "request", "first_empty", "order"])
+
+
+# --- capacity (Placer's own: candidates/capacity, db/capacity_totals) --------------------
+
+_ROOT_FIT = closed({"uuid": UUID, "name": _NAME, "fits": {"type": "integer", "minimum": 1},
+                    "exact": {"const": False}}, required=["uuid", "name", "fits"])
+CAPACITY_COUNT = closed({"total": COUNT, "exact": {"type": "boolean"}, "inexact": COUNT,
+                         "roots": {"type": "array", "items": _ROOT_FIT}})
+_CLASS_TOTALS = by_class(closed({"capacity": COUNT, "used": COUNT, "free": COUNT}))
+CAPACITY = {"oneOf": [
+    CAPACITY_COUNT,
+    closed({"resources": _CLASS_TOTALS}),
+    closed({"groups": {"type": "array", "items": {"oneOf": [
+        closed({"root": UUID, "resources": _CLASS_TOTALS}),
+        closed({"aggregate": AGGREGATE, "resources": _CLASS_TOTALS})]}}}),
+]}
+CAPACITY_SHAPES = closed({"shapes": {"type": "object", "additionalProperties": CAPACITY_COUNT}})
