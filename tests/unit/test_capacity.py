@@ -80,13 +80,16 @@ def test_no_budget_answers_a_lower_bound_marked_inexact():
     assert not result.roots[0].exact and result.inexact == 1
 
 
+THREE_GROUPS = "resources1=VCPU:1&resources2=VCPU:1&resources3=VCPU:1&group_policy=none"
+
+
 def test_too_many_candidates_to_list_are_inexact():
     w = World()
     numa(w, "n", vcpus=(4, 4))
     with mock.patch.object(capacity, "MAX_VECTORS", 1):
-        result = count(w, "resources1=VCPU:1&resources2=VCPU:1&resources3=VCPU:1&group_policy=none")
+        result = count(w, THREE_GROUPS)
     assert not result.roots[0].exact
-    assert count(w, "resources1=VCPU:1&resources2=VCPU:1&resources3=VCPU:1&group_policy=none").roots[0].fits == 2
+    assert count(w, THREE_GROUPS).roots[0].fits == 2
 
 
 def test_a_shared_pool_counts_once_in_the_total():
