@@ -13,6 +13,7 @@ from oslo_middleware import cors, http_proxy_to_wsgi, sizelimit
 from oslo_middleware.healthcheck import opts as healthcheck_opts
 from oslo_policy import opts as policy_opts
 
+from placer import shapes
 from placer.candidates import order
 from placer.http import bodylimit
 
@@ -219,6 +220,7 @@ def check_values(conf: cfg.ConfigOpts) -> None:
                 getattr(value, opt)
     try:
         order.check_weights(conf.placer.candidate_order_weights)
+        shapes.configured(conf.placer.capacity_shapes)
     except ValueError as exc:
         raise cfg.ConfigFileValueError(str(exc)) from None
 

@@ -2,6 +2,8 @@
 copies of a request per root and in all, the per-class summary, the
 microversion window, policy, bad input and the answers' schemas."""
 
+import uuid as uuidlib
+
 import jsonschema
 import pytest
 
@@ -217,3 +219,60 @@ def test_post_needs_json(cloud):
     r = cloud.api.request("POST", "/capacity", version="1.39", body=b"{nope",
                           headers={"Content-Type": "application/json"})
     assert "Malformed JSON" in assert_error(r, 400)["detail"]
+
+
+def _claim_first(env, query: str, root: str) -> bool:
+    """Claim the first candidate of ``query`` in ``root``'s tree; False if none."""
+    groups = {key[len("resources"):] for key, _ in
+              (pair.split("=", 1) for pair in query.split("&")) if key.startswith("resources")}
+    trees = "".join(f"&in_tree{suffix}={env.uuid[root]}" for suffix in sorted(groups))
+    answer = env.api.get(f"/allocation_candidates?{query}{trees}&limit=1", version="1.39").json
+    if not answer["allocation_requests"]:
+        return False
+    body = {**answer["allocation_requests"][0], "project_id": "p", "user_id": "u",
+            "consumer_generation": None, "consumer_type": "INSTANCE"}
+    body.pop("mappings")
+    r = env.api.put(f"/allocations/{uuidlib.uuid4()}", version="1.39", json=body)
+    assert r.status_code == 204, r.text
+    return True
+
+
+@pytest.mark.parametrize("query", [
+    "resources=VCPU:3,MEMORY_MB:1000",  # flat: a per-class quotient; NUMA: per class sums
+    "resources1=VCPU:2,MEMORY_MB:1000",  # one granular group: sums over the nodes
+    "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate",
+    "resources=VCPU:1&resources1=VCPU:2&group_policy=none",
+])
+def test_claiming_fits_copies_one_by_one_leaves_no_candidate(env, query):
+    # greedy claims (the first candidate each time) reach the count on these
+    env.rp("flat", inv={"VCPU": 16, "MEMORY_MB": 8192})
+    env.rp("numa")
+    env.rp("numa-0", parent="numa", inv={"VCPU": 5, "MEMORY_MB": 4096})
+    env.rp("numa-1", parent="numa", inv={"VCPU": 7, "MEMORY_MB": 2048})
+    counted = fits(capacity(env, query).json)
+    assert counted and all(k >= 2 for k in counted.values())
+    for root, k in counted.items():
+        for _ in range(k):
+            assert _claim_first(env, query, root), (root, k)
+        assert not _claim_first(env, query, root)
+    assert capacity(env, query).json["total"] == 0
+
+
+def test_greedy_claims_may_stop_short_of_fits(env):
+    """Where taking the first candidate each time does not reach the count:
+    each copy puts 2 VCPU and 1024 MB on one node and 1 VCPU on another."""
+    query = "resources1=VCPU:2,MEMORY_MB:1024&resources2=VCPU:1&group_policy=isolate"
+    for host in ("greedy", "planned"):
+        env.rp(host)
+        for n, (vcpu, mb) in enumerate([(5, 3072), (4, 3072), (6, 1024)]):
+            env.rp(f"{host}-{n}", parent=host, inv={"VCPU": vcpu, "MEMORY_MB": mb})
+    assert fits(capacity(env, query).json) == {"greedy": 5, "planned": 5}
+    claimed = 0
+    while _claim_first(env, query, "greedy"):
+        claimed += 1
+    assert claimed == 3  # the first candidates use up the VCPU of two nodes early
+    # five copies do fit, chosen otherwise: (node of group 1, node of group 2)
+    for big, small in [(0, 2), (0, 2), (1, 2), (1, 2), (2, 0)]:
+        env.consume({f"planned-{big}": {"VCPU": 2, "MEMORY_MB": 1024},
+                     f"planned-{small}": {"VCPU": 1}})
+    assert not _claim_first(env, query, "planned")

@@ -65,3 +65,37 @@ def summary(conn: Connection, f: rp_db.ProviderFilter, group_by: str | None = No
         sums["free"] += max(room - int(in_use), 0)
     return {group: dict(sorted(classes.items())) for group, classes in sorted(
         result.items(), key=lambda item: item[0] or "")}
+
+
+def inventory_rows(conn: Connection) -> list[tuple]:
+    """Every inventory record with its provider's name and the amount used:
+    (provider name, class, total, reserved, allocation_ratio, used), by
+    provider id and class name, as GET /resource_providers/{uuid}/inventories
+    and /usages would give them provider by provider."""
+    used = _used()
+    return list(conn.execute(
+        sa.select(rp_t.c.name, rc_t.c.name, inv_t.c.total, inv_t.c.reserved,
+                  inv_t.c.allocation_ratio, sa.func.coalesce(used.c.used, 0))
+        .select_from(inv_t.join(rp_t, rp_t.c.id == inv_t.c.resource_provider_id)
+                     .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id)
+                     .outerjoin(used, sa.and_(
+                         used.c.resource_provider_id == inv_t.c.resource_provider_id,
+                         used.c.resource_class_id == inv_t.c.resource_class_id)))
+        .order_by(rp_t.c.id, rc_t.c.name)))
+
+
+def aggregates_of(conn: Connection, uuids: list[str]) -> dict[str, list[str]]:
+    """Provider uuid -> the uuids of its aggregates (sorted), for ``uuids``."""
+    if not uuids:
+        return {}
+    rpa, agg = t.resource_provider_aggregates, t.placement_aggregates
+    found: dict[str, list[str]] = {}
+    for start in range(0, len(uuids), 1000):  # bounded IN lists
+        rows = conn.execute(
+            sa.select(rp_t.c.uuid, agg.c.uuid)
+            .select_from(rp_t.join(rpa, rpa.c.resource_provider_id == rp_t.c.id)
+                         .join(agg, agg.c.id == rpa.c.aggregate_id))
+            .where(rp_t.c.uuid.in_(uuids[start:start + 1000])).order_by(agg.c.uuid))
+        for provider, aggregate in rows:
+            found.setdefault(provider, []).append(aggregate)
+    return found

@@ -8,7 +8,7 @@ POST answers several named queries (shapes) from one read.
 
 import falcon
 
-from placer import collector, exceptions
+from placer import collector, exceptions, shapes
 from placer.candidates import service
 from placer.candidates.capacity import Count
 from placer.candidates.parser import parse_query
@@ -49,7 +49,7 @@ def show_capacity(req: Request, resp: falcon.Response):
 @collector.paused()
 def count_shapes(req: Request, resp: falcon.Response):
     data = json_body(req, schema.POST_BODY)
-    requests = {name: shape_request(name, text, util.version(req))
+    requests = {name: shapes.parse(name, text, util.version(req))
                 for name, text in data["shapes"].items()}
     budget = req.context.conf.placer.capacity_time_budget
 
@@ -66,19 +66,6 @@ def count_shapes(req: Request, resp: falcon.Response):
     found = candidates_db.reader(req.context.db)(count_all)
     util.send_json(req, resp, {"shapes": {
         name: count_body(count, requests[name].limit) for name, count in found.items()}})
-
-
-def shape_request(name: str, text: str, version: Version):
-    """A shape's query string, parsed as GET /allocation_candidates parses
-    its own; BadRequest naming the shape."""
-    try:
-        pairs = query.parse(text.lstrip("?").encode("utf-8", "surrogateescape"))
-        if not any(key.startswith("resources") for key, _ in pairs):
-            raise exceptions.BadRequest("a shape asks for resources (resources=CLASS:N,...)",
-                                        code=exceptions.QUERYPARAM_MISSING_VALUE)
-        return parse_query(pairs, version)
-    except exceptions.BadRequest as exc:
-        raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
 
 
 def count_body(count: Count, limit: int | None) -> dict:
@@ -111,3 +98,74 @@ def _summary(req: Request, pairs: list[tuple[str, str]], version: Version) -> di
         return {"resources": found.get(None, {})}
     return {"groups": [{group_by: key, "resources": classes}
                        for key, classes in found.items()]}
+
+
+# --- the capacity metrics of GET /metrics ([placer] capacity_metrics) ---------------------
+
+def metric_families(conf, db) -> list:
+    """openstack-exporter 1.7.0's placement gauges and, per configured shape,
+    os-capacity's free capacity gauges, from one read of the database
+    (whichever worker answers the scrape); ``openstack_placement_up`` 0 and
+    nothing else when the database does not answer."""
+    # imported here: never when metrics are off (see placer.http.metrics)
+    from prometheus_client.core import GaugeMetricFamily
+
+    configured = shapes.configured(conf.placer.capacity_shapes)
+    budget = conf.placer.capacity_time_budget
+    labelled = conf.placer.capacity_az_aggregates or conf.placer.capacity_project_aggregates
+
+    def read(conn):
+        store = candidates_db.CandidateStore(conn, db.keeps_scores(conn))
+        counts = {name: service.count_copies(store, request, budget)
+                  for name, request in configured.items()}
+        roots = sorted({r.root.uuid for c in counts.values() for r in c.roots})
+        aggregates = capacity_totals.aggregates_of(conn, roots) if labelled else {}
+        return capacity_totals.inventory_rows(conn), counts, aggregates
+
+    up = GaugeMetricFamily("openstack_placement_up", "Whether Placement's database answered "
+                           "the scrape (1) or not (0)")
+    try:
+        rows, counts, aggregates = db.read(read)
+    except exceptions.DatabaseUnavailable:
+        up.add_metric([], 0)
+        return [up]
+    up.add_metric([], 1)
+    labels = ["hostname", "resourcetype"]
+    gauges = {field: GaugeMetricFamily(f"openstack_placement_resource_{field}",
+                                       f"Each provider's inventory {field} per class",
+                                       labels=labels)
+              for field in ("total", "allocation_ratio", "reserved")}
+    usage = GaugeMetricFamily("openstack_placement_resource_usage",
+                              "What each provider's allocations use per class", labels=labels)
+    for name, rc, total, reserved, ratio, used in rows:
+        gauges["total"].add_metric([name, rc], total)
+        gauges["allocation_ratio"].add_metric([name, rc], ratio)
+        gauges["reserved"].add_metric([name, rc], reserved)
+        usage.add_metric([name, rc], int(used))
+    return [*gauges.values(), usage, up, *_flavor_families(conf, counts, aggregates)]
+
+
+def _flavor_families(conf, counts: dict[str, Count], aggregates: dict[str, list[str]]) -> list:
+    """os-capacity's gauges: each shape's total, and each root's fits (roots
+    that fit none are left out, as os-capacity does)."""
+    from prometheus_client.core import GaugeMetricFamily
+
+    if not counts:
+        return []
+    total = GaugeMetricFamily("openstack_free_capacity_by_flavor_total",
+                              "Copies of each capacity shape the cloud holds at once",
+                              labels=["flavor_name", "public"])
+    per_root = GaugeMetricFamily("openstack_free_capacity_hypervisor_by_flavor",
+                                 "Copies of each capacity shape each root provider holds",
+                                 labels=["hypervisor", "flavor_name", "az_aggregate",
+                                         "project_aggregate"])
+    zones, projects = conf.placer.capacity_az_aggregates, conf.placer.capacity_project_aggregates
+    for name, count in counts.items():
+        total.add_metric([name, ""], count.total)
+        for r in count.roots:
+            mine = aggregates.get(r.root.uuid, [])
+            zone = next((zones[a] for a in reversed(mine) if a in zones), "")
+            named = [projects[a] for a in mine if a in projects]
+            project = named[0] if len(named) == 1 else "multiple" if named else ""
+            per_root.add_metric([r.root.name or r.root.uuid, name, zone, project], r.fits)
+    return [total, per_root]

@@ -1,0 +1,46 @@
+"""Named candidate queries ("shapes", such as a flavor's): POST /capacity's
+body, and ``[placer] capacity_shapes`` (NAME=QUERY each) for the capacity
+metrics and ``placement-manage capacity``."""
+
+from placer import exceptions, microversions
+from placer.candidates.parser import parse_query
+from placer.candidates.request import CandidateRequest
+from placer.http import query
+from placer.microversions import Version
+
+
+def parse(name: str, text: str, version: Version = microversions.MAX) -> CandidateRequest:
+    """A shape's query string, parsed as GET /allocation_candidates parses
+    its own at ``version``; BadRequest naming the shape."""
+    try:
+        pairs = query.parse(text.lstrip("?").encode("utf-8", "surrogateescape"))
+        if not any(key.startswith("resources") for key, _ in pairs):
+            raise exceptions.BadRequest("a shape asks for resources (resources=CLASS:N,...)",
+                                        code=exceptions.QUERYPARAM_MISSING_VALUE)
+        return parse_query(pairs, version)
+    except exceptions.BadRequest as exc:
+        raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
+
+
+def split(value: str) -> tuple[str, str]:
+    """(name, query) of a NAME=QUERY value; ValueError if it is not one."""
+    name, sep, text = value.partition("=")
+    if not sep or not name.strip() or not text:
+        raise ValueError(f"capacity shape {value!r} is not NAME=QUERY "
+                         "(e.g. m1.large=resources=VCPU:4,MEMORY_MB:8192)")
+    return name.strip(), text
+
+
+def configured(values: list[str]) -> dict[str, CandidateRequest]:
+    """NAME=QUERY values, parsed at the latest microversion, in order;
+    ValueError for a malformed or repeated one."""
+    shapes: dict[str, CandidateRequest] = {}
+    for value in values:
+        name, text = split(value)
+        if name in shapes:
+            raise ValueError(f"capacity shape {name!r} is given twice")
+        try:
+            shapes[name] = parse(name, text)
+        except exceptions.BadRequest as exc:
+            raise ValueError(f"capacity_shapes: {exc.detail}") from None
+    return shapes
