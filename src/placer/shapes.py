@@ -3,8 +3,11 @@ body, and ``[placer] capacity_shapes`` (NAME=QUERY each) for the capacity
 metrics and ``placement-manage capacity``."""
 
 from placer import exceptions, microversions
+from placer.candidates import service
+from placer.candidates.capacity import Count
 from placer.candidates.parser import parse_query
 from placer.candidates.request import CandidateRequest
+from placer.candidates.store import Store
 from placer.http import query
 from placer.microversions import Version
 
@@ -44,3 +47,16 @@ def configured(values: list[str]) -> dict[str, CandidateRequest]:
         except exceptions.BadRequest as exc:
             raise ValueError(f"capacity_shapes: {exc.detail}") from None
     return shapes
+
+
+def count(store: Store, requests: dict[str, CandidateRequest], budget: float
+          ) -> dict[str, Count]:
+    """Each shape counted (service.count_copies) on one store, that is one
+    read; BadRequest naming the shape for an unknown class or trait."""
+    found = {}
+    for name, request in requests.items():
+        try:
+            found[name] = service.count_copies(store, request, budget)
+        except exceptions.BadRequest as exc:
+            raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
+    return found

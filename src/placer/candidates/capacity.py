@@ -70,6 +70,13 @@ class Count:
     def inexact(self) -> int:
         return sum(1 for r in self.roots if not r.exact)
 
+    def answer(self, limit: int | None = None) -> dict:
+        """The JSON answer of GET /capacity, ``limit`` roots at most."""
+        roots = self.roots if limit is None else self.roots[:limit]
+        return {"total": self.total, "exact": self.total_exact, "inexact": self.inexact,
+                "roots": [{"uuid": r.root.uuid, "name": r.root.name, "fits": r.fits,
+                           **({} if r.exact else {"exact": False})} for r in roots]}
+
 
 def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float) -> Count:
     """The Count of ``request`` over the snapshots of the candidate roots

@@ -3,6 +3,7 @@
     placement-manage [--config-file PATH ...] [--config-dir DIR] db sync
     placement-manage ... db version | db stamp REV | db online_data_migrations [--max-count N]
     placement-manage ... explain [--microversion X.Y] "QUERY"   (Placer's own: cli/explain.py)
+    placement-manage ... capacity [--shape NAME=QUERY] [--json]   (Placer's own: cli/capacity.py)
     placement-manage ... scores rebuild | drop                   (Placer's own: cli/scores.py)
 
 Arguments are parsed by oslo.config (sub-command options), so the usage text,
@@ -22,7 +23,7 @@ import prettytable
 from oslo_config import cfg
 
 from placer import conf as placer_conf
-from placer.cli import explain, scores
+from placer.cli import capacity, explain, scores
 from placer.db import data_migrations, schema_migrations
 from placer.db import engine as db_engine
 
@@ -149,6 +150,7 @@ def _add_db_parsers(subparsers) -> None:
     online.add_argument("--max-count", metavar="<number>",
                         help="Maximum number of objects to consider")
     explain.add_parser(subparsers)  # Placer's own: docs/operator/explain.md
+    capacity.add_parser(subparsers)  # Placer's own: docs/operator/capacity.md
     scores.add_parser(subparsers)  # Placer's own: docs/operator/candidate-order.md
 
 

@@ -41,7 +41,7 @@ def show_capacity(req: Request, resp: falcon.Response):
     budget = req.context.conf.placer.capacity_time_budget
     found = candidates_db.reader(req.context.db)(
         lambda store: service.count_copies(store, request, budget))
-    util.send_json(req, resp, count_body(found, request.limit))
+    util.send_json(req, resp, found.answer(request.limit))
 
 
 @takes_json
@@ -53,26 +53,10 @@ def count_shapes(req: Request, resp: falcon.Response):
                 for name, text in data["shapes"].items()}
     budget = req.context.conf.placer.capacity_time_budget
 
-    def count_all(store):
-        found = {}
-        for name, request in requests.items():
-            try:
-                found[name] = service.count_copies(store, request, budget)
-            except exceptions.BadRequest as exc:  # an unknown name
-                raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}",
-                                            code=exc.code) from None
-        return found
-
-    found = candidates_db.reader(req.context.db)(count_all)
+    found = candidates_db.reader(req.context.db)(
+        lambda store: shapes.count(store, requests, budget))
     util.send_json(req, resp, {"shapes": {
-        name: count_body(count, requests[name].limit) for name, count in found.items()}})
-
-
-def count_body(count: Count, limit: int | None) -> dict:
-    roots = count.roots if limit is None else count.roots[:limit]
-    return {"total": count.total, "exact": count.total_exact, "inexact": count.inexact,
-            "roots": [{"uuid": r.root.uuid, "name": r.root.name, "fits": r.fits,
-                       **({} if r.exact else {"exact": False})} for r in roots]}
+        name: count.answer(requests[name].limit) for name, count in found.items()}})
 
 
 def _summary(req: Request, pairs: list[tuple[str, str]], version: Version) -> dict:
@@ -116,8 +100,7 @@ def metric_families(conf, db) -> list:
 
     def read(conn):
         store = candidates_db.CandidateStore(conn, db.keeps_scores(conn))
-        counts = {name: service.count_copies(store, request, budget)
-                  for name, request in configured.items()}
+        counts = shapes.count(store, configured, budget)
         roots = sorted({r.root.uuid for c in counts.values() for r in c.roots})
         aggregates = capacity_totals.aggregates_of(conn, roots) if labelled else {}
         return capacity_totals.inventory_rows(conn), counts, aggregates
