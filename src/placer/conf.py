@@ -120,6 +120,12 @@ _placer_opts = [
                       "random from the best pool x limit roots that fit, so that "
                       "schedulers asking at once do not all get the same first hosts. "
                       "1.0 gives the exact order."),
+    cfg.BoolOpt("metrics_open", default=False,
+                help="Serve GET /metrics without a token and without its policy rule, "
+                     "for a Prometheus with a static scrape configuration (it cannot renew "
+                     "a Keystone token). Anyone who reaches the port then reads the metrics, "
+                     "provider names and capacity included: serve it only where the "
+                     "network limits who does."),
     cfg.FloatOpt("capacity_time_budget", default=2.0, min=0.0,
                  help="Seconds GET and POST /capacity may spend, per shape, in the integer "
                       "programs that count copies on trees no closed form answers; a root "

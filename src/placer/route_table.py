@@ -227,8 +227,9 @@ ROUTES = Table([
           since=mv.TRAITS, policy=policy.TRAITS_DELETE, answers=NO_CONTENT),
 
     # not the reference's (docs/api/differences.md): served when [placer] metrics_enabled
+    # the handler checks the rule: [placer] metrics_open serves it to anyone
     Route("GET", "/metrics", metrics.show_metrics, policy=policy.METRICS_SHOW,
-          enabled=http_metrics.enabled),
+          handler_checks_policy=True, enabled=http_metrics.enabled),
 ])
 
 

@@ -134,3 +134,17 @@ def test_bad_shapes_fail_at_start(tmp_path, value, message):
                     f"capacity_shapes = {value}\n")
     with pytest.raises(cfg.ConfigFileValueError, match=message):
         placer_conf.new_config(["--config-file", str(path)])
+
+
+def test_metrics_open_serves_a_static_scrape(db, tmp_path):
+    closed = Api(wsgi.create_app(conf_for(tmp_path), db))
+    assert closed.get("/metrics", token=None).status_code == 401
+    member = {"token": "alice:proj", "headers": {"X-Roles": "member"}}
+    assert closed.get("/metrics", **member).status_code == 403
+    opened = Api(wsgi.create_app(conf_for(tmp_path, metrics_open="True"), db))
+    for kw in ({"token": None}, member):
+        r = opened.get("/metrics", **kw)
+        assert r.status_code == 200, r.text
+        assert "openstack_placement_up 1.0" in r.text
+    # only /metrics opens: the API still wants its token
+    assert opened.get("/capacity", token=None).status_code == 401

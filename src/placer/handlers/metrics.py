@@ -5,12 +5,16 @@ from typing import Any
 
 import falcon
 
+from placer import policy
 from placer.handlers import capacity
 from placer.http import metrics
 from placer.http.request import Request
 
 
 def show_metrics(req: Request, resp: falcon.Response) -> None:
+    conf = req.context.conf
+    if not conf.placer.metrics_open:
+        req.context.auth.can(policy.METRICS_SHOW)
     # imported here: never when metrics are off (see placer.http.metrics)
     from prometheus_client import REGISTRY, CollectorRegistry, multiprocess
     from prometheus_client.exposition import choose_encoder
@@ -21,7 +25,6 @@ def show_metrics(req: Request, resp: falcon.Response) -> None:
         multiprocess.MultiProcessCollector(registry)
     else:
         registry = REGISTRY
-    conf = req.context.conf
     if conf.placer.capacity_metrics:
         # read from the database at each scrape: one answer whichever worker serves it
         registry = _With(registry, capacity.metric_families(conf, req.context.db))

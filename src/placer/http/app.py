@@ -105,6 +105,8 @@ def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
         conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
     open_paths = routes.open_paths()
+    if metrics.enabled(conf) and conf.placer.metrics_open:
+        open_paths |= {"/metrics"}  # no token for a static scrape configuration
     app = version_header.middleware(app)
     app = auth.ContextMiddleware(app, open_paths)
     if conf.api.auth_strategy == "noauth2":
