@@ -128,7 +128,9 @@ class Server:
 def _section(name: str, options: dict) -> str:
     if not options:
         return ""
-    lines = "".join(f"{key} = {_conf_value(value)}\n" for key, value in options.items())
+    # a list is a multi-valued option: one line per value
+    lines = "".join(f"{key} = {_conf_value(item)}\n" for key, value in options.items()
+                    for item in (value if isinstance(value, list) else [value]))
     return f"\n[{name}]\n{lines}"
 
 

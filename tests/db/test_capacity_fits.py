@@ -33,6 +33,11 @@ SETTINGS = settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "60"
                                            HealthCheck.function_scoped_fixture])
 
 SHAPED = {
+    "flat": ["resources=VCPU:2,MEMORY_MB:512", "resources=VCPU:1&resources1=VCPU:2"
+             "&group_policy=none", "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate",
+             "resources=VCPU:1,MEMORY_MB:512&required=!CUSTOM_A",
+             "resources1=VCPU:2&required1=CUSTOM_A&resources2=MEMORY_MB:1024"
+             "&group_policy=none"],
     "numa": ["resources=VCPU:1,MEMORY_MB:512", "resources1=VCPU:2,MEMORY_MB:512",
              "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate",
              "resources1=VCPU:2&resources2=MEMORY_MB:1024&group_policy=none"
@@ -52,7 +57,17 @@ def shaped(draw):
     w = World()
     for h in range(draw(st.integers(1, 3))):
         host = f"h{h}"
-        if shape == "numa":
+        if shape == "flat":
+            total = draw(st.integers(1, 12))
+            w.add(host, inv={"VCPU": {"total": total, "reserved": draw(st.sampled_from([0, 1])),
+                                      "min_unit": draw(st.sampled_from([1, 1, 2])),
+                                      "max_unit": draw(st.sampled_from([total, 2, 3])),
+                                      "step_size": draw(st.sampled_from([1, 1, 2])),
+                                      "allocation_ratio": draw(st.sampled_from([1.0, 1.5]))},
+                             "MEMORY_MB": 512 * draw(st.integers(1, 8))},
+                  traits=draw(st.sampled_from([[], ["CUSTOM_A"]])),
+                  used={"VCPU": draw(st.integers(0, 1))})
+        elif shape == "numa":
             w.add(host)
             for n in range(2):
                 w.add(f"{host}n{n}", parent=host,

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 
 from placer.candidates import domains, solver
 from placer.candidates.request import CandidateRequest
-from placer.candidates.snapshot import Provider, Snapshot
+from placer.candidates.snapshot import Inventory, Provider, Snapshot
+from placer.model.inventory import amount_within_units
 
 MAX_VECTORS = 2000  # distinct candidates listed per root (or per shared pool's roots)
 
@@ -78,14 +79,15 @@ class Count:
                            **({} if r.exact else {"exact": False})} for r in roots]}
 
 
-def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float) -> Count:
+def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float,
+          counted: Iterable[RootFit] = ()) -> Count:
     """The Count of ``request`` over the snapshots of the candidate roots
     (each answering for its ``anchor_ids``), within ``budget`` seconds of
-    solver time."""
+    solver time, with the roots ``counted`` already (``lone``'s)."""
     deadline = time.monotonic() + budget
     layout = domains.Layout(request)
     solved: dict = {}  # canonical problem -> (fits, exact)
-    fits: list[RootFit] = []
+    fits: list[RootFit] = list(counted)
     # the roots drawing on sharing providers: their candidates and free amounts
     pooled: dict[int, tuple[list[Vector], dict]] = {}
     shared_ids: set[int] = set()
@@ -112,6 +114,46 @@ def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float)
     shared, exact = _pools(pooled, {f.root.id: f for f in fits}, shared_ids, deadline)
     result.total, result.total_exact = alone + shared, exact
     return result
+
+
+def lone(request: CandidateRequest, rows: Iterable[tuple], class_names: dict[int, str]
+         ) -> dict[int, int]:
+    """Root id -> copies (1 or more) on roots that are their whole tree and
+    that no sharing provider serves, from their inventory rows (provider id,
+    class id, total, reserved, min_unit, max_unit, step_size,
+    allocation_ratio, used): every part of each copy on the root, so the
+    least over classes of free // the copy's amount, where each part's
+    amount is within the units and the copy's total within max_unit. The
+    rows come from candidate roots, which met the request's traits and
+    aggregates."""
+    layout = domains.Layout(request)
+    parts: dict[str, list[int]] = {}
+    for slot in layout.slots:
+        for rc, n in slot.demand.items():
+            parts.setdefault(rc, []).append(n)
+    if request.isolate and sum(1 for s in layout.slots if s.granular and s.demand) > 1:
+        return {}  # isolated groups need as many providers
+    held: dict[int, dict[str, tuple[Inventory, int]]] = {}
+    for pid, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
+        held.setdefault(pid, {})[class_names[rc_id]] = (
+            Inventory(total, reserved, min_unit, max_unit, step, ratio), int(used or 0))
+    found = {}
+    for root, inventories in held.items():
+        k: int | None = None
+        for rc, amounts in parts.items():
+            if rc not in inventories:
+                k = 0
+                break
+            inv, used = inventories[rc]
+            copy = sum(amounts)
+            if copy > inv.max_unit or not all(amount_within_units(inv, n) for n in amounts):
+                k = 0
+                break
+            room = max(inv.capacity - used, 0) // copy
+            k = room if k is None else min(k, room)
+        if k:
+            found[root] = k
+    return found
 
 
 def _free(p: Provider, rc: str) -> int:

@@ -107,7 +107,19 @@ def count_copies(store: Store, request: CandidateRequest, budget: float) -> capa
     walk = _Walk(store, request, names)
     if walk.hopeless:
         return capacity.Count()
-    return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID), budget)
+    if walk.sharing or not all(g.resources for g in request.groups):
+        return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID),
+                              budget)
+    # Roots that are their whole tree, served by no sharing provider, are
+    # counted from their inventory rows: every part of the request on the
+    # root itself. Only the other trees are loaded.
+    roots = walk.roots.all()
+    nested = store.nested_roots(roots)
+    alone = sorted(set(roots) - nested)
+    by_id = {rc_id: rc for rc, rc_id in names.classes.items()}
+    fits = capacity.lone(request, store.inventories(alone, list(by_id)), by_id)
+    lone = [capacity.RootFit(p, fits[p.id]) for p in store.named(sorted(fits))]
+    return capacity.count(request, walk.batches_of(sorted(nested)), budget, lone)
 
 
 def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:
@@ -177,9 +189,18 @@ class _Walk:
                     return
             ids, page = page[:want], page[want:]
             walked += len(ids)
-            trees = self.store.trees([i for i in ids if i not in self.serving_roots],
-                                     self.class_names, self.aggregates)
-            yield Snapshot(self.serving + trees, anchor_ids=ids)
+            yield self._snapshot(ids)
+
+    def batches_of(self, root_ids: list[int], size: int = 1000) -> Iterator[Snapshot]:
+        """Snapshots of these candidate roots, ``size`` at a time."""
+        for start in range(0, len(root_ids), size):
+            yield self._snapshot(root_ids[start:start + size])
+
+    def _snapshot(self, ids: list[int]) -> Snapshot:
+        """The trees of these roots, and those serving them, answering for them."""
+        trees = self.store.trees([i for i in ids if i not in self.serving_roots],
+                                 self.class_names, self.aggregates)
+        return Snapshot(self.serving + trees, anchor_ids=ids)
 
     def _pages(self, sizes: Sizes, order: Order, rng: random.Random | None
                ) -> InOrder | Shuffled | Ranked:

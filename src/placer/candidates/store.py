@@ -84,6 +84,17 @@ class Store(Protocol):
         """Every provider of these trees, with inventories, usages, traits and
         aggregates (none where ``aggregates`` is false)."""
 
+    def nested_roots(self, root_ids: list[int]) -> set[int]:
+        """Those of ``root_ids`` whose tree holds more than the root."""
+
+    def inventories(self, provider_ids: list[int], rc_ids: list[int]) -> list[tuple]:
+        """(provider id, class id, total, reserved, min_unit, max_unit,
+        step_size, allocation_ratio, used) of these providers' inventories of
+        these classes."""
+
+    def named(self, provider_ids: list[int]) -> list[Provider]:
+        """These providers with their uuid and name only."""
+
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         """Every tree holding one of the classes, served by a sharing provider
         holding one, or named by in_tree."""
