@@ -53,10 +53,8 @@ def count(store: Store, requests: dict[str, CandidateRequest], budget: float
           ) -> dict[str, Count]:
     """Each shape counted (service.count_copies) on one store, that is one
     read; BadRequest naming the shape for an unknown class or trait."""
-    found = {}
-    for name, request in requests.items():
-        try:
-            found[name] = service.count_copies(store, request, budget)
-        except exceptions.BadRequest as exc:
-            raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
-    return found
+    try:
+        return service.count_copies(store, requests, budget)
+    except exceptions.BadRequest as exc:
+        name = getattr(exc, "name", "")
+        raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None

@@ -35,14 +35,16 @@ the same sharing providers compete for them, so those are counted together
 inexact, when it is not proven in time).
 """
 
+import heapq
+import itertools
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from placer.candidates import domains, solver
 from placer.candidates.request import CandidateRequest
-from placer.candidates.snapshot import Inventory, Provider, Snapshot
-from placer.model.inventory import amount_within_units
+from placer.candidates.snapshot import Provider, Snapshot
 
 MAX_VECTORS = 2000  # distinct candidates listed per root (or per shared pool's roots)
 
@@ -50,51 +52,76 @@ MAX_VECTORS = 2000  # distinct candidates listed per root (or per shared pool's 
 Vector = tuple[tuple[int, str, int], ...]
 
 
+class Root(NamedTuple):
+    id: int
+    uuid: str
+    name: str | None
+
+
 @dataclass
 class RootFit:
-    root: Provider
+    root: Root
     fits: int
     exact: bool = True
 
 
 @dataclass
 class Count:
-    """The answer for one request: ``roots`` with fits >= 1, largest first
-    (ties by uuid); ``total``; how many roots are inexact, and whether the
-    total is proven."""
+    """The answer for one request: the roots with fits >= 1, largest first
+    (ties by uuid): those counted one by one (``counted``) and, lazily,
+    those of a LoneTable (``lone``: its roots' fits, in that order);
+    ``total``; whether the total is proven."""
 
     total: int = 0
-    roots: list[RootFit] = field(default_factory=list)
+    counted: list[RootFit] = field(default_factory=list)
     total_exact: bool = True
+    lone: "LoneFits | None" = None
 
     @property
     def inexact(self) -> int:
-        return sum(1 for r in self.roots if not r.exact)
+        return sum(1 for r in self.counted if not r.exact)
+
+    def iter_roots(self) -> Iterator[RootFit]:
+        """Every root with fits >= 1, in answer order."""
+        if self.lone is None:
+            return iter(self.counted)
+        return heapq.merge(self.counted, self.lone, key=_answer_order)
+
+    @property
+    def roots(self) -> list[RootFit]:
+        return list(self.iter_roots())
 
     def answer(self, limit: int | None = None) -> dict:
         """The JSON answer of GET /capacity, ``limit`` roots at most."""
-        roots = self.roots if limit is None else self.roots[:limit]
-        return {"total": self.total, "exact": self.total_exact, "inexact": self.inexact,
-                "roots": [{"uuid": r.root.uuid, "name": r.root.name, "fits": r.fits,
-                           **({} if r.exact else {"exact": False})} for r in roots]}
+        head = {"total": self.total, "exact": self.total_exact, "inexact": self.inexact}
+        if not self.counted and self.lone is not None:  # straight from the arrays
+            return {**head, "roots": self.lone.answer(limit)}
+        roots = itertools.islice(self.iter_roots(), limit)
+        return {**head, "roots": [{"uuid": r.root.uuid, "name": r.root.name, "fits": r.fits,
+                                   **({} if r.exact else {"exact": False})} for r in roots]}
+
+
+def _answer_order(fit: RootFit) -> tuple[int, str]:
+    return -fit.fits, fit.root.uuid
 
 
 def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float,
-          counted: Iterable[RootFit] = ()) -> Count:
+          lone: "LoneFits | None" = None) -> Count:
     """The Count of ``request`` over the snapshots of the candidate roots
     (each answering for its ``anchor_ids``), within ``budget`` seconds of
-    solver time, with the roots ``counted`` already (``lone``'s)."""
+    solver time, with the roots of ``lone`` counted already."""
     deadline = time.monotonic() + budget
     layout = domains.Layout(request)
     solved: dict = {}  # canonical problem -> (fits, exact)
-    fits: list[RootFit] = list(counted)
+    fits: list[RootFit] = []
     # the roots drawing on sharing providers: their candidates and free amounts
     pooled: dict[int, tuple[list[Vector], dict]] = {}
     shared_ids: set[int] = set()
     for snapshot in batches:
         plan = solver.Plan(layout, request, snapshot)
         for problem in domains.build_problems(request, layout, snapshot):
-            root = snapshot.get(problem.anchor)
+            p = snapshot.get(problem.anchor)
+            root = Root(p.id, p.uuid, p.name)
             sharing = any(p.is_sharing for options in problem.options for p in options)
             if plan.independent and not sharing:
                 fit = RootFit(root, _independent(layout, problem.options))
@@ -109,51 +136,113 @@ def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float,
                                       if p.is_sharing)
             if fit.fits >= 1:
                 fits.append(fit)
-    result = Count(roots=sorted(fits, key=lambda f: (-f.fits, f.root.uuid)))
+    result = Count(counted=sorted(fits, key=_answer_order), lone=lone)
     alone = sum(f.fits for f in fits if f.root.id not in pooled)
     shared, exact = _pools(pooled, {f.root.id: f for f in fits}, shared_ids, deadline)
-    result.total, result.total_exact = alone + shared, exact
+    result.total = alone + shared + (lone.total if lone is not None else 0)
+    result.total_exact = exact
     return result
 
 
-def lone(request: CandidateRequest, rows: Iterable[tuple], class_names: dict[int, str]
-         ) -> dict[int, int]:
-    """Root id -> copies (1 or more) on roots that are their whole tree and
-    that no sharing provider serves, from their inventory rows (provider id,
+class LoneTable:
+    """The roots that are their whole tree, with their inventories of some
+    classes, as arrays: the copies of a request on each of them, every part
+    on the root, for many requests at once (one read of the rows).
+
+    ``roots``: (id, uuid, name) of each, by uuid; ``rows``: (provider id,
     class id, total, reserved, min_unit, max_unit, step_size,
-    allocation_ratio, used): every part of each copy on the root, so the
-    least over classes of free // the copy's amount, where each part's
-    amount is within the units and the copy's total within max_unit. The
-    rows come from candidate roots, which met the request's traits and
-    aggregates."""
-    layout = domains.Layout(request)
-    parts: dict[str, list[int]] = {}
-    for slot in layout.slots:
-        for rc, n in slot.demand.items():
-            parts.setdefault(rc, []).append(n)
-    if request.isolate and sum(1 for s in layout.slots if s.granular and s.demand) > 1:
-        return {}  # isolated groups need as many providers
-    held: dict[int, dict[str, tuple[Inventory, int]]] = {}
-    for pid, rc_id, total, reserved, min_unit, max_unit, step, ratio, used in rows:
-        held.setdefault(pid, {})[class_names[rc_id]] = (
-            Inventory(total, reserved, min_unit, max_unit, step, ratio), int(used or 0))
-    found = {}
-    for root, inventories in held.items():
-        k: int | None = None
+    allocation_ratio, used) of their inventories; ``class_names``: class
+    id -> name. Capacity is rounded as model.inventory.capacity rounds it,
+    in the same double arithmetic."""
+
+    def __init__(self, roots: list[tuple[int, str, str | None]], rows: list[tuple],
+                 class_names: dict[int, str]):
+        import numpy as np  # noqa: PLC0415 - loaded only when a count needs it
+
+        self.roots = roots
+        self.ids = np.array([r[0] for r in roots], dtype=np.int64)
+        by_id = np.argsort(self.ids)  # positions, for looking ids up
+        self.classes = {}
+        n = len(roots)
+        columns = [np.array(c) for c in zip(*rows, strict=True)] if rows else []
+        if not columns:
+            return
+        pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio, used = columns
+        # rows of other providers may come too: keep the roots'
+        pid = pid.astype(np.int64)
+        spot = np.searchsorted(self.ids, pid, sorter=by_id).clip(0, max(n - 1, 0))
+        mine = (self.ids[by_id[spot]] == pid) if n else np.zeros(len(pid), dtype=bool)
+        pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio, used = (
+            c[mine] for c in (pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio,
+                              used))
+        used = np.array([int(u or 0) for u in used.tolist()], dtype=np.int64)
+        room = total.astype(np.int64) - reserved.astype(np.int64)
+        product = room * ratio.astype(np.float64)
+        capacity = np.trunc(np.clip(product, -2.0 ** 62, 2.0 ** 62)).astype(np.int64)
+        free_all = np.maximum(capacity - used, 0)
+        where_all = by_id[np.searchsorted(self.ids, pid, sorter=by_id)]
+        for rc_id in np.unique(rc_ids).tolist():
+            mine = rc_ids == rc_id
+            where = where_all[mine]
+            free = np.full(n, -1, dtype=np.int64)  # -1: no inventory of the class
+            free[where] = free_all[mine]
+            units = np.zeros((3, n), dtype=np.int64)
+            units[:, where] = np.array([min_unit[mine], max_unit[mine], step[mine]],
+                                       dtype=np.int64)
+            self.classes[class_names[int(rc_id)]] = (free, units)
+
+    def fits(self, request: CandidateRequest, allowed: list[int] | None = None) -> "LoneFits":
+        """The copies of ``request`` on each root (of ``allowed`` ids only,
+        when given: the candidate roots of a request with filters)."""
+        import numpy as np  # noqa: PLC0415
+
+        layout = domains.Layout(request)
+        parts: dict[str, list[int]] = {}
+        for slot in layout.slots:
+            for rc, n in slot.demand.items():
+                parts.setdefault(rc, []).append(n)
+        k = np.full(len(self.roots), np.iinfo(np.int64).max, dtype=np.int64)
+        if request.isolate and sum(1 for s in layout.slots if s.granular and s.demand) > 1:
+            k[:] = 0  # isolated groups need as many providers
         for rc, amounts in parts.items():
-            if rc not in inventories:
-                k = 0
+            if rc not in self.classes:
+                k[:] = 0
                 break
-            inv, used = inventories[rc]
+            free, (min_unit, max_unit, step) = self.classes[rc]
             copy = sum(amounts)
-            if copy > inv.max_unit or not all(amount_within_units(inv, n) for n in amounts):
-                k = 0
-                break
-            room = max(inv.capacity - used, 0) // copy
-            k = room if k is None else min(k, room)
-        if k:
-            found[root] = k
-    return found
+            ok = (free >= 0) & (copy <= max_unit)
+            for n in amounts:
+                ok &= (min_unit <= n) & (n <= max_unit) & (n % np.maximum(step, 1) == 0)
+            k = np.minimum(k, np.where(ok, free // copy, 0))
+        if allowed is not None:
+            k = np.where(np.isin(self.ids, np.array(allowed, dtype=np.int64)), k, 0)
+        return LoneFits(self, k)
+
+
+class LoneFits:
+    """A request's copies on a LoneTable's roots: ``total``, and the roots
+    with one or more, in answer order (iterating)."""
+
+    def __init__(self, table: LoneTable, k):
+        import numpy as np  # noqa: PLC0415
+
+        self.table, self.k = table, k
+        fitting = np.nonzero(k >= 1)[0]
+        # the roots are by uuid: a stable sort by fits keeps that order for ties
+        self.order = fitting[np.argsort(-k[fitting], kind="stable")]
+        self.total = int(k[fitting].sum())
+
+    def __iter__(self) -> Iterator[RootFit]:
+        roots, k = self.table.roots, self.k
+        for i in self.order.tolist():
+            yield RootFit(Root(*roots[i]), int(k[i]))
+
+    def answer(self, limit: int | None) -> list[dict]:
+        """The answer's entries of the first ``limit`` roots (all: None)."""
+        roots = self.table.roots
+        order = self.order[:limit].tolist()
+        return [{"uuid": roots[i][1], "name": roots[i][2], "fits": k}
+                for i, k in zip(order, self.k[order].tolist(), strict=True)]
 
 
 def _free(p: Provider, rc: str) -> int:

@@ -94,11 +94,55 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     return candidates, search.summary_providers(candidates, request.nested_aware)
 
 
-def count_copies(store: Store, request: CandidateRequest, budget: float) -> capacity.Count:
-    """How many copies of ``request`` fit at once, per root and in all
-    (candidates/capacity.py), over every candidate root, a batch of trees at
-    a time; ``budget``: seconds the integer programs may take in all.
-    BadRequest for an unknown name, where GET /allocation_candidates gives one."""
+def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: float
+                 ) -> dict[str, capacity.Count]:
+    """How many copies of each request fit at once, per root and in all
+    (candidates/capacity.py), all on one store (one read); ``budget``:
+    seconds the integer programs of each request may take. BadRequest (with
+    the request's name in ``exc.name``) for an unknown name, where GET
+    /allocation_candidates gives one.
+
+    Roots that are their whole tree, served by no sharing provider, are
+    counted from their inventory rows (read once for every request: a
+    LoneTable); only the other trees are loaded, a batch at a time."""
+    lone = _LoneRoots(store, {rc for r in requests.values() for rc in r.resource_classes()})
+    found = {}
+    for name, request in requests.items():
+        try:
+            found[name] = _count(store, request, budget, lone)
+        except exceptions.BadRequest as exc:
+            exc.name = name  # type: ignore[attr-defined]
+            raise
+    return found
+
+
+class _LoneRoots:
+    """The roots of one read that are their whole tree: their table, the
+    others' ids, read on first use."""
+
+    def __init__(self, store: Store, classes: set[str]):
+        self.store, self.classes = store, classes
+        self._table: capacity.LoneTable | None = None
+        self._nested: list[int] | None = None
+
+    @property
+    def table(self) -> capacity.LoneTable:
+        if self._table is None:
+            ids = self.store.names_of_classes(sorted(self.classes))
+            by_id = {rc_id: rc for rc, rc_id in ids.items()}
+            self._table = capacity.LoneTable(
+                self.store.lone_roots(), self.store.lone_inventories(list(by_id)), by_id)
+        return self._table
+
+    @property
+    def nested(self) -> list[int]:
+        if self._nested is None:
+            self._nested = self.store.nested_roots()
+        return self._nested
+
+
+def _count(store: Store, request: CandidateRequest, budget: float, lone: _LoneRoots
+           ) -> capacity.Count:
     names = store.names(request)
     if names.lack_some_of(request):
         snapshot = store.whole_cloud(request, list(names.classes.values()))
@@ -110,16 +154,22 @@ def count_copies(store: Store, request: CandidateRequest, budget: float) -> capa
     if walk.sharing or not all(g.resources for g in request.groups):
         return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID),
                               budget)
-    # Roots that are their whole tree, served by no sharing provider, are
-    # counted from their inventory rows: every part of the request on the
-    # root itself. Only the other trees are loaded.
-    roots = walk.roots.all()
-    nested = store.nested_roots(roots)
-    alone = sorted(set(roots) - nested)
-    by_id = {rc_id: rc for rc, rc_id in names.classes.items()}
-    fits = capacity.lone(request, store.inventories(alone, list(by_id)), by_id)
-    lone = [capacity.RootFit(p, fits[p.id]) for p in store.named(sorted(fits))]
-    return capacity.count(request, walk.batches_of(sorted(nested)), budget, lone)
+    if _filtered(request):  # the root filter says which roots meet the filters
+        allowed = walk.roots.all()
+        nested = sorted(set(allowed).intersection(lone.nested))
+        fits = lone.table.fits(request, allowed)
+    else:  # every root meets them: the counts say which fit
+        nested = sorted(walk.roots.among(lone.nested)) if lone.nested else []
+        fits = lone.table.fits(request)
+    return capacity.count(request, walk.batches_of(nested), budget, fits)
+
+
+def _filtered(request: CandidateRequest) -> bool:
+    """Whether the request has conditions beyond amounts (traits,
+    aggregates, in_tree, root traits)."""
+    return bool(request.root_required or request.root_forbidden) or any(
+        g.required or g.forbidden or g.any_of or g.member_of or g.forbidden_aggs or g.in_tree
+        for g in request.groups)
 
 
 def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:

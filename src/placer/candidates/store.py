@@ -84,16 +84,19 @@ class Store(Protocol):
         """Every provider of these trees, with inventories, usages, traits and
         aggregates (none where ``aggregates`` is false)."""
 
-    def nested_roots(self, root_ids: list[int]) -> set[int]:
-        """Those of ``root_ids`` whose tree holds more than the root."""
+    def names_of_classes(self, names: list[str]) -> dict[str, int]:
+        """name -> id of the known classes among ``names``."""
 
-    def inventories(self, provider_ids: list[int], rc_ids: list[int]) -> list[tuple]:
+    def lone_roots(self) -> list[tuple[int, str, str | None]]:
+        """(id, uuid, name) of the roots that are their whole tree, by uuid."""
+
+    def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
         """(provider id, class id, total, reserved, min_unit, max_unit,
-        step_size, allocation_ratio, used) of these providers' inventories of
-        these classes."""
+        step_size, allocation_ratio, used) of those roots' inventories of
+        these classes (others' may come too)."""
 
-    def named(self, provider_ids: list[int]) -> list[Provider]:
-        """These providers with their uuid and name only."""
+    def nested_roots(self) -> list[int]:
+        """The roots whose tree holds more than the root, by id."""
 
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         """Every tree holding one of the classes, served by a sharing provider

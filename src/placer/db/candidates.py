@@ -119,21 +119,22 @@ class CandidateStore:
               aggregates: bool = True) -> list[Provider]:
         return trees.load_trees(self.conn, root_ids, class_names, aggregates)
 
-    def nested_roots(self, root_ids: list[int]) -> set[int]:
-        return {root for chunk in _chunks(root_ids) for root in trees.where_in(
-            self.conn, _NESTED_ROOTS, chunk).scalars()}
+    def names_of_classes(self, names: list[str]) -> dict[str, int]:
+        if not names:
+            return {}
+        return dict(self.conn.execute(_IDS_BY_NAME["resource_classes"], {"names": names}).all())
 
-    def inventories(self, provider_ids: list[int], rc_ids: list[int]) -> list[tuple]:
+    def lone_roots(self) -> list[tuple[int, str, str | None]]:
+        return list(plain_rows(self.conn.exec_driver_sql(_LONE_ROOTS)))
+
+    def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
         if not rc_ids:
             return []
-        sql = _INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids))
-        return [row for chunk in _chunks(provider_ids)
-                for row in plain_rows(trees.where_in(self.conn, sql, chunk))]
+        return list(plain_rows(self.conn.exec_driver_sql(
+            _LONE_INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids)))))
 
-    def named(self, provider_ids: list[int]) -> list[Provider]:
-        return [Provider(id=i, uuid=uuid, name=name, parent_id=parent, root_id=root)
-                for chunk in _chunks(provider_ids)
-                for i, uuid, name, parent, root in trees.where_in(self.conn, _NAMED, chunk)]
+    def nested_roots(self) -> list[int]:
+        return list(self.conn.exec_driver_sql(_NESTED_ROOTS).scalars())
 
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         if not rc_ids:
@@ -186,22 +187,19 @@ class CandidateStore:
         return {root: held for root, held in found.items() if root not in short}
 
 
-def _chunks(ids: list[int], size: int = 20_000) -> list[list[int]]:
-    """Lists of ids short enough for one statement's IN list."""
-    return [ids[i:i + size] for i in range(0, len(ids), size)]
-
-
+# the roots that are their whole tree: no provider names them as parent
+_LONE = ("p.parent_provider_id IS NULL AND NOT EXISTS (SELECT 1 FROM resource_providers c"
+         " WHERE c.parent_provider_id = p.id)")
+_LONE_ROOTS = f"SELECT p.id, p.uuid, p.name FROM resource_providers p WHERE {_LONE} ORDER BY p.uuid"
+# every provider's: the caller keeps the lone roots' (a join here costs more)
+_LONE_INVENTORIES = (
+    "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, i.min_unit,"
+    " i.max_unit, i.step_size, i.allocation_ratio,"
+    " (SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id ="
+    " i.resource_provider_id AND a.resource_class_id = i.resource_class_id)"
+    " FROM inventories i WHERE i.resource_class_id IN ({rc_ids})")
 _NESTED_ROOTS = ("SELECT DISTINCT root_provider_id FROM resource_providers"
-                 " WHERE parent_provider_id IS NOT NULL AND root_provider_id")
-_INVENTORIES = ("SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved,"
-                " i.min_unit, i.max_unit, i.step_size, i.allocation_ratio,"
-                " (SELECT COALESCE(SUM(a.used), 0) FROM allocations a"
-                " WHERE a.resource_provider_id = i.resource_provider_id"
-                " AND a.resource_class_id = i.resource_class_id)"
-                " FROM inventories i WHERE i.resource_class_id IN ({rc_ids})"
-                " AND i.resource_provider_id")
-_NAMED = ("SELECT id, uuid, name, parent_provider_id, root_provider_id FROM resource_providers"
-          " WHERE id")
+                 " WHERE parent_provider_id IS NOT NULL ORDER BY root_provider_id")
 
 _RANKED = {spread: sa.text(
     f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"

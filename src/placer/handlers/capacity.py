@@ -40,7 +40,7 @@ def show_capacity(req: Request, resp: falcon.Response):
     request = parse_query(pairs, version)
     budget = req.context.conf.placer.capacity_time_budget
     found = candidates_db.reader(req.context.db)(
-        lambda store: service.count_copies(store, request, budget))
+        lambda store: service.count_copies(store, {"": request}, budget)[""])
     util.send_json(req, resp, found.answer(request.limit))
 
 
