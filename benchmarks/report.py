@@ -875,6 +875,50 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
     return out
 
 
+def _capacity_section(runs: list[Run]) -> list[str]:
+    """GET and POST /capacity and the capacity gauges per run (shape and
+    backend), and what the tools' scrapes cost against the same database."""
+    out = ["## Capacity", "",
+           "`GET /capacity` for one flavor (every root listed), `POST /capacity` with 20 "
+           "flavors (`limit=100` each), the free capacity per class, and `GET /metrics` with "
+           "the capacity gauges (openstack-exporter's four per inventory record, and "
+           "os-capacity's for the 20 flavors; then the exporter's alone), served by Placer "
+           "with one worker from the scale scenario's database "
+           "(`python -m benchmarks.capacity`). Median latency in ms (the server's CPU ms "
+           "in brackets), and the worker's peak RSS. Targets, flat on SQLite: one flavor "
+           "under 1 s and 20 under 2 s at 100,000 providers, peak RSS under 300 MiB; the "
+           "scrape with 20 flavors under 2 s at 10,000.", ""]
+    for run in runs:
+        d = run.data
+        sizes = sorted({r["size"] for r in d["results"]})
+        out += [f"Run {run.number}: {d.get('shape')} providers on {d.get('backend')}.", "",
+                "| query | " + " | ".join(f"{size_text(s)} ms (CPU)" for s in sizes)
+                + " | peak RSS MiB | result |",
+                "|---|" + "---|" * len(sizes) + "---|---|"]
+        queries = list(dict.fromkeys(r["query"] for r in d["results"]))
+        for query in queries:
+            rows = {r["size"]: r for r in d["results"] if r["query"] == query}
+            cells = [f"{number(rows[s]['median_ms'], 1)} ({number(rows[s]['cpu_ms'], 0)})"
+                     if s in rows else "" for s in sizes]
+            rss = " / ".join(number(rows[s].get("rss_peak_mb"), 0) for s in sizes if s in rows)
+            verdicts = " / ".join(rows[s].get("result", "-") for s in sizes if s in rows)
+            out.append(f"| {cell(query)} | " + " | ".join(cells) + f" | {rss} | {verdicts} |")
+        out.append("")
+        tools = d.get("tools") or []
+        if tools:
+            out += ["What today's tools ask for the same answers, against the same database, "
+                    "one request after another as they send them (seconds for one scrape):",
+                    "", "| server | providers | openstack-exporter (requests) | "
+                    "os-capacity, 20 flavors |", "|---|---|---|---|"]
+            for t in tools:
+                out.append(f"| {t['server']} | {size_text(t['size'])} | "
+                           f"{number(t['exporter 1+2N requests'], 1)} "
+                           f"({t['exporter requests']:,}) | "
+                           f"{number(t['os-capacity 20 flavors'], 1)} |")
+            out.append("")
+    return out
+
+
 def _inventory_text(inventories: dict) -> str:
     parts = []
     for rc, inv in inventories.items():
@@ -900,7 +944,8 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     order_runs = [r for r in runs if r.kind == "scale" and order_of(r)]
     scale_runs = [r for r in runs if r.kind == "scale" and not order_of(r)]
     fill_runs = [r for r in runs if r.kind == "fill"]
-    scenario_runs = [r for r in runs if r.kind not in ("scale", "fill")]
+    capacity_runs = [r for r in runs if r.kind == "capacity"]
+    scenario_runs = [r for r in runs if r.kind not in ("scale", "fill", "capacity")]
     if scale_runs:
         body += _scale_section(scale_runs, out_dir, written, fmt)
     if scenario_runs:
@@ -909,6 +954,8 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
         body += _order_section(order_runs, out_dir, written, fmt)
     if fill_runs:
         body += _fill_section(fill_runs, out_dir, written, fmt)
+    if capacity_runs:
+        body += _capacity_section(capacity_runs)
     text = "\n".join(body).rstrip() + "\n"
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")

@@ -148,3 +148,20 @@ def test_metrics_open_serves_a_static_scrape(db, tmp_path):
         assert "openstack_placement_up 1.0" in r.text
     # only /metrics opens: the API still wants its token
     assert opened.get("/capacity", token=None).status_code == 401
+
+
+def test_openmetrics_and_odd_names(db, tmp_path):
+    env = Env(Api(wsgi.create_app(conf_for(tmp_path), db)))
+    env.rp('rack "7" \\ host', inv={"VCPU": 4, "MEMORY_MB": 4096})
+    r = env.api.get("/metrics", headers={"Accept": "application/openmetrics-text; "
+                                                   "version=1.0.0; charset=utf-8"})
+    assert r.status_code == 200, r.text
+    assert r.text.endswith("# EOF\n") and r.text.count("# EOF") == 1
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+    found = {(s.name, frozenset(s.labels.items())): s.value
+             for family in om(r.text) for s in family.samples}
+    labels = frozenset({"hostname": 'rack "7" \\ host', "resourcetype": "VCPU"}.items())
+    assert found["openstack_placement_resource_total", labels] == 4
+    assert found["openstack_free_capacity_hypervisor_by_flavor", frozenset({
+        "hypervisor": 'rack "7" \\ host', "flavor_name": "small", "az_aggregate": "",
+        "project_aggregate": ""}.items())] == 4

@@ -86,14 +86,14 @@ def _summary(req: Request, pairs: list[tuple[str, str]], version: Version) -> di
 
 # --- the capacity metrics of GET /metrics ([placer] capacity_metrics) ---------------------
 
-def metric_families(conf, db) -> list:
+def metric_text(conf, db) -> str:
     """openstack-exporter 1.7.0's placement gauges and, per configured shape,
-    os-capacity's free capacity gauges, from one read of the database
-    (whichever worker answers the scrape); ``openstack_placement_up`` 0 and
-    nothing else when the database does not answer."""
-    # imported here: never when metrics are off (see placer.http.metrics)
-    from prometheus_client.core import GaugeMetricFamily
-
+    os-capacity's free capacity gauges, as Prometheus text (the same in
+    OpenMetrics for gauges), from one read of the database (whichever
+    worker answers the scrape); ``openstack_placement_up`` 0 and nothing
+    else when the database does not answer. Written directly: a scrape
+    holds four series per inventory record and one per root and shape, too
+    many for prometheus-client's objects (seconds at 10,000 providers)."""
     configured = shapes.configured(conf.placer.capacity_shapes)
     budget = conf.placer.capacity_time_budget
     labelled = conf.placer.capacity_az_aggregates or conf.placer.capacity_project_aggregates
@@ -101,54 +101,69 @@ def metric_families(conf, db) -> list:
     def read(conn):
         store = candidates_db.CandidateStore(conn, db.keeps_scores(conn))
         counts = shapes.count(store, configured, budget)
-        roots = sorted({r.root.uuid for c in counts.values() for r in c.roots})
+        roots = sorted({r.root.uuid for c in counts.values() for r in c.iter_roots()})
         aggregates = capacity_totals.aggregates_of(conn, roots) if labelled else {}
         return capacity_totals.inventory_rows(conn), counts, aggregates
 
-    up = GaugeMetricFamily("openstack_placement_up", "Whether Placement's database answered "
-                           "the scrape (1) or not (0)")
+    up = _family("openstack_placement_up", "Whether Placement's database answered the "
+                 "scrape (1) or not (0)")
     try:
         rows, counts, aggregates = db.read(read)
     except exceptions.DatabaseUnavailable:
-        up.add_metric([], 0)
-        return [up]
-    up.add_metric([], 1)
-    labels = ["hostname", "resourcetype"]
-    gauges = {field: GaugeMetricFamily(f"openstack_placement_resource_{field}",
-                                       f"Each provider's inventory {field} per class",
-                                       labels=labels)
-              for field in ("total", "allocation_ratio", "reserved")}
-    usage = GaugeMetricFamily("openstack_placement_resource_usage",
-                              "What each provider's allocations use per class", labels=labels)
-    for name, rc, total, reserved, ratio, used in rows:
-        gauges["total"].add_metric([name, rc], total)
-        gauges["allocation_ratio"].add_metric([name, rc], ratio)
-        gauges["reserved"].add_metric([name, rc], reserved)
-        usage.add_metric([name, rc], int(used))
-    return [*gauges.values(), usage, up, *_flavor_families(conf, counts, aggregates)]
+        return up + "openstack_placement_up 0.0\n"
+    # (gauge, column of the rows: name, class, total, reserved, ratio, used)
+    fields = [("total", 2, "Each provider's inventory total per class"),
+              ("allocation_ratio", 4, "Each provider's inventory allocation ratio per class"),
+              ("reserved", 3, "Each provider's inventory reserved amount per class"),
+              ("usage", 5, "What each provider's allocations use per class")]
+    labels = [f'{{hostname="{_label(name)}",resourcetype="{rc}"}} '
+              for name, rc, *_ in rows]
+    out = []
+    for field, column, text in fields:
+        metric = f"openstack_placement_resource_{field}"
+        out.append(_family(metric, text))
+        out += [f"{metric}{label}{_value(row[column])}\n"
+                for label, row in zip(labels, rows, strict=True)]
+    out += [up, "openstack_placement_up 1.0\n", *_flavor_lines(conf, counts, aggregates)]
+    return "".join(out)
 
 
-def _flavor_families(conf, counts: dict[str, Count], aggregates: dict[str, list[str]]) -> list:
+def _family(name: str, text: str) -> str:
+    return f"# HELP {name} {text}\n# TYPE {name} gauge\n"
+
+
+def _value(number) -> str:
+    return repr(float(number))
+
+
+_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n"})
+
+
+def _label(value: str | None) -> str:
+    return (value or "").translate(_ESCAPES)
+
+
+def _flavor_lines(conf, counts: dict[str, Count], aggregates: dict[str, list[str]]
+                  ) -> list[str]:
     """os-capacity's gauges: each shape's total, and each root's fits (roots
     that fit none are left out, as os-capacity does)."""
-    from prometheus_client.core import GaugeMetricFamily
-
     if not counts:
         return []
-    total = GaugeMetricFamily("openstack_free_capacity_by_flavor_total",
-                              "Copies of each capacity shape the cloud holds at once",
-                              labels=["flavor_name", "public"])
-    per_root = GaugeMetricFamily("openstack_free_capacity_hypervisor_by_flavor",
-                                 "Copies of each capacity shape each root provider holds",
-                                 labels=["hypervisor", "flavor_name", "az_aggregate",
-                                         "project_aggregate"])
+    total = "openstack_free_capacity_by_flavor_total"
+    per_root = "openstack_free_capacity_hypervisor_by_flavor"
+    out = [_family(total, "Copies of each capacity shape the cloud holds at once")]
+    out += [f'{total}{{flavor_name="{_label(name)}",public=""}} {_value(count.total)}\n'
+            for name, count in counts.items()]
+    out.append(_family(per_root, "Copies of each capacity shape each root provider holds"))
     zones, projects = conf.placer.capacity_az_aggregates, conf.placer.capacity_project_aggregates
     for name, count in counts.items():
-        total.add_metric([name, ""], count.total)
-        for r in count.roots:
+        flavor = _label(name)
+        for r in count.iter_roots():
             mine = aggregates.get(r.root.uuid, [])
             zone = next((zones[a] for a in reversed(mine) if a in zones), "")
             named = [projects[a] for a in mine if a in projects]
             project = named[0] if len(named) == 1 else "multiple" if named else ""
-            per_root.add_metric([r.root.name or r.root.uuid, name, zone, project], r.fits)
-    return [total, per_root]
+            out.append(f'{per_root}{{hypervisor="{_label(r.root.name or r.root.uuid)}",'
+                       f'flavor_name="{flavor}",az_aggregate="{_label(zone)}",'
+                       f'project_aggregate="{_label(project)}"}} {_value(r.fits)}\n')
+    return out
