@@ -104,6 +104,14 @@ def _check(store, snap, request):
     got = {r.root.uuid: r.fits for r in counted.roots}
     assert got == {root: k for root, k in expected.items() if k >= 1}
     assert all(r.exact for r in counted.roots) and counted.total_exact
+    # a root is counted exactly when GET /allocation_candidates finds it
+    # (but for a root whose candidates use sharing providers alone: those
+    # are listed once, under the first root that has them)
+    found, _ = store.read(lambda conn: service.find(CandidateStore(conn), request))
+    anchors = {c.anchor.uuid for c in found}
+    assert anchors <= set(got)
+    assert all(snap.by_uuid[u].is_sharing for root in set(got) - anchors
+               for a in by_anchor(request, snap)[root] for u, _, _ in a)
     every = set().union(*by_anchor(request, snap).values())
     assert counted.total == most_copies(every, snap) if every else counted.total == 0
     # the floor: two copies or more in a tree of several providers

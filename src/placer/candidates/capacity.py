@@ -150,10 +150,8 @@ class LoneTable:
     on the root, for many requests at once (one read of the rows).
 
     ``roots``: (id, uuid, name) of each, by uuid; ``rows``: (provider id,
-    class id, total, reserved, min_unit, max_unit, step_size,
-    allocation_ratio, used) of their inventories; ``class_names``: class
-    id -> name. Capacity is rounded as model.inventory.capacity rounds it,
-    in the same double arithmetic."""
+    class id, free, min_unit, max_unit, step_size) of their inventories
+    (Store.lone_inventories); ``class_names``: class id -> name."""
 
     def __init__(self, roots: list[tuple[int, str, str | None]], rows: list[tuple],
                  class_names: dict[int, str]):
@@ -167,19 +165,14 @@ class LoneTable:
         columns = [np.array(c) for c in zip(*rows, strict=True)] if rows else []
         if not columns:
             return
-        pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio, used = columns
+        pid, rc_ids, room, min_unit, max_unit, step = columns
         # rows of other providers may come too: keep the roots'
         pid = pid.astype(np.int64)
         spot = np.searchsorted(self.ids, pid, sorter=by_id).clip(0, max(n - 1, 0))
         mine = (self.ids[by_id[spot]] == pid) if n else np.zeros(len(pid), dtype=bool)
-        pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio, used = (
-            c[mine] for c in (pid, rc_ids, total, reserved, min_unit, max_unit, step, ratio,
-                              used))
-        used = np.array([int(u or 0) for u in used.tolist()], dtype=np.int64)
-        room = total.astype(np.int64) - reserved.astype(np.int64)
-        product = room * ratio.astype(np.float64)
-        capacity = np.trunc(np.clip(product, -2.0 ** 62, 2.0 ** 62)).astype(np.int64)
-        free_all = np.maximum(capacity - used, 0)
+        pid, rc_ids, room, min_unit, max_unit, step = (
+            c[mine] for c in (pid, rc_ids, room, min_unit, max_unit, step))
+        free_all = np.maximum(room.astype(np.int64), 0)
         where_all = by_id[np.searchsorted(self.ids, pid, sorter=by_id)]
         for rc_id in np.unique(rc_ids).tolist():
             mine = rc_ids == rc_id

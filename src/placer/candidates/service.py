@@ -104,7 +104,10 @@ def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: fl
 
     Roots that are their whole tree, served by no sharing provider, are
     counted from their inventory rows (read once for every request: a
-    LoneTable); only the other trees are loaded, a batch at a time."""
+    LoneTable); only the other trees are loaded, a batch at a time, and
+    once for all the requests."""
+    if len(requests) > 1:
+        store = _TreesOnce(store)
     lone = _LoneRoots(store, {rc for r in requests.values() for rc in r.resource_classes()})
     found = {}
     for name, request in requests.items():
@@ -114,6 +117,28 @@ def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: fl
             exc.name = name  # type: ignore[attr-defined]
             raise
     return found
+
+
+class _TreesOnce:
+    """A store that loads each tree once: several requests of one read walk
+    the same trees (kept until the read ends)."""
+
+    def __init__(self, store: Store):
+        self._store = store
+        self._trees: dict[int, list[Provider]] = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def trees(self, root_ids: list[int], class_names: dict[int, str] | None = None,
+              aggregates: bool = True) -> list[Provider]:
+        missing = [root for root in root_ids if root not in self._trees]
+        if missing:
+            for root in missing:
+                self._trees[root] = []
+            for p in self._store.trees(missing, class_names, True):
+                self._trees[p.root_id].append(p)
+        return [p for root in root_ids for p in self._trees[root]]
 
 
 class _LoneRoots:

@@ -91,9 +91,9 @@ class Store(Protocol):
         """(id, uuid, name) of the roots that are their whole tree, by uuid."""
 
     def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
-        """(provider id, class id, total, reserved, min_unit, max_unit,
-        step_size, allocation_ratio, used) of those roots' inventories of
-        these classes (others' may come too)."""
+        """(provider id, class id, free, min_unit, max_unit, step_size) of
+        those roots' inventories of these classes (others' may come too),
+        free being the capacity (model.inventory.capacity) less the use."""
 
     def nested_roots(self) -> list[int]:
         """The roots whose tree holds more than the root, by id."""

@@ -14,6 +14,7 @@ from placer.candidates.store import Names, Store
 from placer.db import root_filter, scores, trees
 from placer.db import tables as t
 from placer.db.engine import Database, plain_rows
+from placer.model.inventory import capacity
 
 T = TypeVar("T")
 
@@ -130,8 +131,16 @@ class CandidateStore:
     def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
         if not rc_ids:
             return []
-        return list(plain_rows(self.conn.exec_driver_sql(
-            _LONE_INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids)))))
+        dialect = self.conn.dialect.name
+        sql = _LONE_INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids),
+                                       room=_ROOM.get(dialect, _RAW_ROOM))
+        rows = plain_rows(self.conn.exec_driver_sql(sql))
+        if dialect in _ROOM:
+            return list(rows)
+        # MySQL keeps the ratio in single precision and reads it back as its
+        # shortest text: the capacity rule runs here on what Python reads
+        return [(pid, rc, min(capacity(total, reserved, ratio), 2 ** 62) - int(used or 0), *units)
+                for pid, rc, total, reserved, ratio, used, *units in rows]
 
     def nested_roots(self) -> list[int]:
         return list(self.conn.exec_driver_sql(_NESTED_ROOTS).scalars())
@@ -191,13 +200,20 @@ class CandidateStore:
 _LONE = ("p.parent_provider_id IS NULL AND NOT EXISTS (SELECT 1 FROM resource_providers c"
          " WHERE c.parent_provider_id = p.id)")
 _LONE_ROOTS = f"SELECT p.id, p.uuid, p.name FROM resource_providers p WHERE {_LONE} ORDER BY p.uuid"
-# every provider's: the caller keeps the lone roots' (a join here costs more)
+# Every provider's inventories of some classes (the caller keeps the lone
+# roots': a join here costs more), with the free room: capacity (the rule of
+# model.inventory, in the same double arithmetic on SQLite and PostgreSQL)
+# less the use.
+_USED = ("(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id"
+         " = i.resource_provider_id AND a.resource_class_id = i.resource_class_id)")
+_ROOM = {
+    "sqlite": f"CAST((i.total - i.reserved) * i.allocation_ratio AS INTEGER) - {_USED}",
+    "postgresql": "CAST(LEAST(GREATEST(TRUNC((i.total - i.reserved) * i.allocation_ratio),"
+                  f" -4.6e18), 4.6e18) AS BIGINT) - {_USED}"}
+_RAW_ROOM = f"i.total, i.reserved, i.allocation_ratio, {_USED}"
 _LONE_INVENTORIES = (
-    "SELECT i.resource_provider_id, i.resource_class_id, i.total, i.reserved, i.min_unit,"
-    " i.max_unit, i.step_size, i.allocation_ratio,"
-    " (SELECT SUM(a.used) FROM allocations a WHERE a.resource_provider_id ="
-    " i.resource_provider_id AND a.resource_class_id = i.resource_class_id)"
-    " FROM inventories i WHERE i.resource_class_id IN ({rc_ids})")
+    "SELECT i.resource_provider_id, i.resource_class_id, {room}, i.min_unit, i.max_unit,"
+    " i.step_size FROM inventories i WHERE i.resource_class_id IN ({rc_ids})")
 _NESTED_ROOTS = ("SELECT DISTINCT root_provider_id FROM resource_providers"
                  " WHERE parent_provider_id IS NOT NULL ORDER BY root_provider_id")
 
