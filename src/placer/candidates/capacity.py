@@ -69,13 +69,13 @@ class RootFit:
 class Count:
     """The answer for one request: the roots with fits >= 1, largest first
     (ties by uuid): those counted one by one (``counted``) and, lazily,
-    those of a LoneTable (``lone``: its roots' fits, in that order);
+    those of a Table (``lone``: its roots' fits, in that order);
     ``total``; whether the total is proven."""
 
     total: int = 0
     counted: list[RootFit] = field(default_factory=list)
     total_exact: bool = True
-    lone: "LoneFits | None" = None
+    lone: "TableFits | None" = None
 
     @property
     def inexact(self) -> int:
@@ -106,7 +106,7 @@ def _answer_order(fit: RootFit) -> tuple[int, str]:
 
 
 def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float,
-          lone: "LoneFits | None" = None) -> Count:
+          lone: "TableFits | None" = None) -> Count:
     """The Count of ``request`` over the snapshots of the candidate roots
     (each answering for its ``anchor_ids``), within ``budget`` seconds of
     solver time, with the roots of ``lone`` counted already."""
@@ -144,49 +144,78 @@ def count(request: CandidateRequest, batches: Iterable[Snapshot], budget: float,
     return result
 
 
-class LoneTable:
-    """The roots that are their whole tree, with their inventories of some
-    classes, as arrays: the copies of a request on each of them, every part
-    on the root, for many requests at once (one read of the rows).
+class Table:
+    """Every root of a read and every provider's inventories of some
+    classes, as arrays: the copies of a request counted for all roots at
+    once, for many requests (one read of the rows), where the request's
+    shape allows it without walking trees:
 
-    ``roots``: (id, uuid, name) of each, by uuid; ``rows``: (provider id,
-    class id, free, min_unit, max_unit, step_size) of their inventories
-    (Store.lone_inventories); ``class_names``: class id -> name."""
+    - ``lone``: roots that are their whole tree, every part of each copy on
+      the root (the least over classes of free // the copy's amount, each
+      part within the units, the copy within max_unit);
+    - ``independent``: a request whose slots no rule ties together and with
+      no condition but amounts (see the module), on every tree: per slot,
+      the sum over the tree's providers of the copies' shares each holds.
 
-    def __init__(self, roots: list[tuple[int, str, str | None]], rows: list[tuple],
+    ``roots``: (id, uuid, name) of every root, by uuid; ``children``:
+    (provider id, root id) of every other provider; ``rows``: (provider id,
+    class id, free, min_unit, max_unit, step_size) (Store.inventories);
+    ``class_names``: class id -> name."""
+
+    def __init__(self, roots: list[tuple[int, str, str | None]],
+                 children: list[tuple[int, int]], rows: list[tuple],
                  class_names: dict[int, str]):
         import numpy as np  # noqa: PLC0415 - loaded only when a count needs it
 
         self.roots = roots
         self.ids = np.array([r[0] for r in roots], dtype=np.int64)
-        by_id = np.argsort(self.ids)  # positions, for looking ids up
-        self.classes = {}
-        n = len(roots)
-        columns = [np.array(c) for c in zip(*rows, strict=True)] if rows else []
-        if not columns:
+        by_id = np.argsort(self.ids)
+
+        def position(ids):  # of roots, by id
+            return by_id[np.searchsorted(self.ids, ids, sorter=by_id)]
+
+        child = np.array([c for c, _ in children], dtype=np.int64)
+        child_root = np.array([r for _, r in children], dtype=np.int64)
+        # the providers: the roots first (position = root position), then the children
+        self.pids = np.concatenate([self.ids, child])
+        self.root_of = np.concatenate([np.arange(len(roots)), position(child_root)])
+        self.lone = np.ones(len(self.pids), dtype=bool)  # a root that is its whole tree
+        self.lone[len(roots):] = False
+        self.lone[self.root_of[len(roots):]] = False
+        order = np.argsort(self.pids)
+        count = len(self.pids)
+        self.classes: dict[str, tuple] = {}
+        if not rows:
             return
-        pid, rc_ids, room, min_unit, max_unit, step = columns
-        # rows of other providers may come too: keep the roots'
-        pid = pid.astype(np.int64)
-        spot = np.searchsorted(self.ids, pid, sorter=by_id).clip(0, max(n - 1, 0))
-        mine = (self.ids[by_id[spot]] == pid) if n else np.zeros(len(pid), dtype=bool)
-        pid, rc_ids, room, min_unit, max_unit, step = (
-            c[mine] for c in (pid, rc_ids, room, min_unit, max_unit, step))
-        free_all = np.maximum(room.astype(np.int64), 0)
-        where_all = by_id[np.searchsorted(self.ids, pid, sorter=by_id)]
+        pid, rc_ids, room, min_unit, max_unit, step = np.array(rows, dtype=np.int64).T
+        at = order[np.searchsorted(self.pids, pid, sorter=order)]
         for rc_id in np.unique(rc_ids).tolist():
             mine = rc_ids == rc_id
-            where = where_all[mine]
-            free = np.full(n, -1, dtype=np.int64)  # -1: no inventory of the class
-            free[where] = free_all[mine]
-            units = np.zeros((3, n), dtype=np.int64)
-            units[:, where] = np.array([min_unit[mine], max_unit[mine], step[mine]],
-                                       dtype=np.int64)
+            free = np.full(count, -1, dtype=np.int64)  # -1: no inventory of the class
+            free[at[mine]] = np.maximum(room[mine], 0)
+            units = np.zeros((3, count), dtype=np.int64)
+            units[:, at[mine]] = np.array([min_unit[mine], max_unit[mine], step[mine]])
             self.classes[class_names[int(rc_id)]] = (free, units)
 
-    def fits(self, request: CandidateRequest, allowed: list[int] | None = None) -> "LoneFits":
-        """The copies of ``request`` on each root (of ``allowed`` ids only,
-        when given: the candidate roots of a request with filters)."""
+    def _share(self, rc: str, amounts: list[int]):
+        """Per provider: how many copies' ``amounts`` of ``rc`` (summed in a
+        copy) it holds, 0 where it has none or the units refuse them."""
+        import numpy as np  # noqa: PLC0415
+
+        if rc not in self.classes:
+            return np.zeros(len(self.pids), dtype=np.int64)
+        free, (min_unit, max_unit, step) = self.classes[rc]
+        copy = sum(amounts)
+        ok = (free >= 0) & (copy <= max_unit)
+        for n in amounts:
+            ok &= (min_unit <= n) & (n <= max_unit) & (n % np.maximum(step, 1) == 0)
+        return np.where(ok, free // copy, 0)
+
+    def lone_fits(self, request: CandidateRequest, allowed: list[int] | None = None
+                  ) -> "TableFits":
+        """The copies of ``request`` on the roots that are their whole tree
+        (of ``allowed`` ids only, when given: the candidate roots of a
+        request with filters); 0 on the others."""
         import numpy as np  # noqa: PLC0415
 
         layout = domains.Layout(request)
@@ -194,29 +223,41 @@ class LoneTable:
         for slot in layout.slots:
             for rc, n in slot.demand.items():
                 parts.setdefault(rc, []).append(n)
-        k = np.full(len(self.roots), np.iinfo(np.int64).max, dtype=np.int64)
+        roots = len(self.roots)
+        k = np.where(self.lone[:roots], np.iinfo(np.int64).max, 0)
         if request.isolate and sum(1 for s in layout.slots if s.granular and s.demand) > 1:
             k[:] = 0  # isolated groups need as many providers
         for rc, amounts in parts.items():
-            if rc not in self.classes:
-                k[:] = 0
-                break
-            free, (min_unit, max_unit, step) = self.classes[rc]
-            copy = sum(amounts)
-            ok = (free >= 0) & (copy <= max_unit)
-            for n in amounts:
-                ok &= (min_unit <= n) & (n <= max_unit) & (n % np.maximum(step, 1) == 0)
-            k = np.minimum(k, np.where(ok, free // copy, 0))
+            k = np.minimum(k, self._share(rc, amounts)[:roots])
         if allowed is not None:
             k = np.where(np.isin(self.ids, np.array(allowed, dtype=np.int64)), k, 0)
-        return LoneFits(self, k)
+        return TableFits(self, k)
+
+    def independent_fits(self, request: CandidateRequest) -> "TableFits":
+        """The copies of a request whose slots are independent and which
+        asks nothing but amounts, on every tree."""
+        import numpy as np  # noqa: PLC0415
+
+        layout = domains.Layout(request)
+        roots = len(self.roots)
+        k = np.full(roots, np.iinfo(np.int64).max, dtype=np.int64)
+        for slot in layout.slots:
+            if not slot.demand:
+                continue
+            held = np.full(len(self.pids), np.iinfo(np.int64).max, dtype=np.int64)
+            for rc, n in slot.demand.items():
+                held = np.minimum(held, self._share(rc, [n]))
+            per_tree = np.zeros(roots, dtype=np.int64)
+            np.add.at(per_tree, self.root_of, held)
+            k = np.minimum(k, per_tree)
+        return TableFits(self, k)
 
 
-class LoneFits:
-    """A request's copies on a LoneTable's roots: ``total``, and the roots
-    with one or more, in answer order (iterating)."""
+class TableFits:
+    """A request's copies on a Table's roots: ``total``, and the roots with
+    one or more, in answer order (iterating)."""
 
-    def __init__(self, table: LoneTable, k):
+    def __init__(self, table: Table, k):
         import numpy as np  # noqa: PLC0415
 
         self.table, self.k = table, k

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from placer import exceptions
-from placer.candidates import batches, capacity, explanation, precheck, ranking, search
+from placer.candidates import batches, capacity, explanation, precheck, ranking, search, solver
 from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
+from placer.candidates.domains import Layout
 from placer.candidates.explanation.steps import Explanation
 from placer.candidates.order import BY_ID, Order
 from placer.candidates.parser import parse_query
@@ -102,17 +103,18 @@ def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: fl
     the request's name in ``exc.name``) for an unknown name, where GET
     /allocation_candidates gives one.
 
-    Roots that are their whole tree, served by no sharing provider, are
-    counted from their inventory rows (read once for every request: a
-    LoneTable); only the other trees are loaded, a batch at a time, and
-    once for all the requests."""
+    Where no sharing provider is involved, roots that are their whole tree,
+    and every tree for a request of amounts alone whose slots are
+    independent, are counted from the inventory rows (read once for every
+    request: a capacity.Table); only the other trees are loaded, a batch at
+    a time, and once for all the requests."""
     if len(requests) > 1:
         store = _TreesOnce(store)
-    lone = _LoneRoots(store, {rc for r in requests.values() for rc in r.resource_classes()})
+    cloud = _Cloud(store, {rc for r in requests.values() for rc in r.resource_classes()})
     found = {}
     for name, request in requests.items():
         try:
-            found[name] = _count(store, request, budget, lone)
+            found[name] = _count(store, request, budget, cloud)
         except exceptions.BadRequest as exc:
             exc.name = name  # type: ignore[attr-defined]
             raise
@@ -141,32 +143,37 @@ class _TreesOnce:
         return [p for root in root_ids for p in self._trees[root]]
 
 
-class _LoneRoots:
-    """The roots of one read that are their whole tree: their table, the
-    others' ids, read on first use."""
+class _Cloud:
+    """What one read holds for counting many requests: the Table of every
+    root and provider (of the requests' classes) and the roots whose tree
+    holds more than the root, read on first use."""
 
     def __init__(self, store: Store, classes: set[str]):
         self.store, self.classes = store, classes
-        self._table: capacity.LoneTable | None = None
-        self._nested: list[int] | None = None
+        self._table: capacity.Table | None = None
+        self._children: list[tuple[int, int]] | None = None
 
     @property
-    def table(self) -> capacity.LoneTable:
-        if self._table is None:
-            ids = self.store.names_of_classes(sorted(self.classes))
-            by_id = {rc_id: rc for rc, rc_id in ids.items()}
-            self._table = capacity.LoneTable(
-                self.store.lone_roots(), self.store.lone_inventories(list(by_id)), by_id)
-        return self._table
+    def children(self) -> list[tuple[int, int]]:
+        if self._children is None:
+            self._children = self.store.children()
+        return self._children
 
     @property
     def nested(self) -> list[int]:
-        if self._nested is None:
-            self._nested = self.store.nested_roots()
-        return self._nested
+        return sorted({root for _, root in self.children})
+
+    @property
+    def table(self) -> capacity.Table:
+        if self._table is None:
+            ids = self.store.names_of_classes(sorted(self.classes))
+            by_id = {rc_id: rc for rc, rc_id in ids.items()}
+            self._table = capacity.Table(self.store.all_roots(), self.children,
+                                         self.store.inventories(list(by_id)), by_id)
+        return self._table
 
 
-def _count(store: Store, request: CandidateRequest, budget: float, lone: _LoneRoots
+def _count(store: Store, request: CandidateRequest, budget: float, cloud: _Cloud
            ) -> capacity.Count:
     names = store.names(request)
     if names.lack_some_of(request):
@@ -179,13 +186,17 @@ def _count(store: Store, request: CandidateRequest, budget: float, lone: _LoneRo
     if walk.sharing or not all(g.resources for g in request.groups):
         return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID),
                               budget)
-    if _filtered(request):  # the root filter says which roots meet the filters
+    if not _filtered(request):
+        if solver.Plan(Layout(request), request, Snapshot([])).independent:
+            # nothing but amounts, and every combination of the slots'
+            # providers a candidate: counted from the table, every tree
+            return capacity.count(request, [], budget, cloud.table.independent_fits(request))
+        nested = sorted(walk.roots.among(cloud.nested)) if cloud.nested else []
+        fits = cloud.table.lone_fits(request)
+    else:  # the root filter says which roots meet the filters
         allowed = walk.roots.all()
-        nested = sorted(set(allowed).intersection(lone.nested))
-        fits = lone.table.fits(request, allowed)
-    else:  # every root meets them: the counts say which fit
-        nested = sorted(walk.roots.among(lone.nested)) if lone.nested else []
-        fits = lone.table.fits(request)
+        nested = sorted(set(allowed).intersection(cloud.nested))
+        fits = cloud.table.lone_fits(request, allowed)
     return capacity.count(request, walk.batches_of(nested), budget, fits)
 
 

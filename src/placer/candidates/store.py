@@ -87,16 +87,16 @@ class Store(Protocol):
     def names_of_classes(self, names: list[str]) -> dict[str, int]:
         """name -> id of the known classes among ``names``."""
 
-    def lone_roots(self) -> list[tuple[int, str, str | None]]:
-        """(id, uuid, name) of the roots that are their whole tree, by uuid."""
+    def all_roots(self) -> list[tuple[int, str, str | None]]:
+        """(id, uuid, name) of every root provider, by uuid."""
 
-    def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
+    def children(self) -> list[tuple[int, int]]:
+        """(id, root id) of every provider that is not a root."""
+
+    def inventories(self, rc_ids: list[int]) -> list[tuple]:
         """(provider id, class id, free, min_unit, max_unit, step_size) of
-        those roots' inventories of these classes (others' may come too),
-        free being the capacity (model.inventory.capacity) less the use."""
-
-    def nested_roots(self) -> list[int]:
-        """The roots whose tree holds more than the root, by id."""
+        every inventory of these classes, free being the capacity
+        (model.inventory.capacity) less the use."""
 
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         """Every tree holding one of the classes, served by a sharing provider

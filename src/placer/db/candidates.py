@@ -125,15 +125,18 @@ class CandidateStore:
             return {}
         return dict(self.conn.execute(_IDS_BY_NAME["resource_classes"], {"names": names}).all())
 
-    def lone_roots(self) -> list[tuple[int, str, str | None]]:
-        return list(plain_rows(self.conn.exec_driver_sql(_LONE_ROOTS)))
+    def all_roots(self) -> list[tuple[int, str, str | None]]:
+        return list(plain_rows(self.conn.exec_driver_sql(_ALL_ROOTS)))
 
-    def lone_inventories(self, rc_ids: list[int]) -> list[tuple]:
+    def children(self) -> list[tuple[int, int]]:
+        return list(plain_rows(self.conn.exec_driver_sql(_CHILDREN)))
+
+    def inventories(self, rc_ids: list[int]) -> list[tuple]:
         if not rc_ids:
             return []
         dialect = self.conn.dialect.name
-        sql = _LONE_INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids),
-                                       room=_ROOM.get(dialect, _RAW_ROOM))
+        sql = _INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids),
+                                  room=_ROOM.get(dialect, _RAW_ROOM))
         rows = plain_rows(self.conn.exec_driver_sql(sql))
         if dialect in _ROOM:
             return list(rows)
@@ -141,9 +144,6 @@ class CandidateStore:
         # shortest text: the capacity rule runs here on what Python reads
         return [(pid, rc, min(capacity(total, reserved, ratio), 2 ** 62) - int(used or 0), *units)
                 for pid, rc, total, reserved, ratio, used, *units in rows]
-
-    def nested_roots(self) -> list[int]:
-        return list(self.conn.exec_driver_sql(_NESTED_ROOTS).scalars())
 
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         if not rc_ids:
@@ -196,12 +196,12 @@ class CandidateStore:
         return {root: held for root, held in found.items() if root not in short}
 
 
-# the roots that are their whole tree: no provider names them as parent
-_LONE = ("p.parent_provider_id IS NULL AND NOT EXISTS (SELECT 1 FROM resource_providers c"
-         " WHERE c.parent_provider_id = p.id)")
-_LONE_ROOTS = f"SELECT p.id, p.uuid, p.name FROM resource_providers p WHERE {_LONE} ORDER BY p.uuid"
-# Every provider's inventories of some classes (the caller keeps the lone
-# roots': a join here costs more), with the free room: capacity (the rule of
+_ALL_ROOTS = ("SELECT id, uuid, name FROM resource_providers WHERE parent_provider_id IS NULL"
+              " ORDER BY uuid")
+_CHILDREN = ("SELECT id, root_provider_id FROM resource_providers"
+             " WHERE parent_provider_id IS NOT NULL")
+
+# Every inventory of some classes with its free room: capacity (the rule of
 # model.inventory, in the same double arithmetic on SQLite and PostgreSQL)
 # less the use.
 _USED = ("(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id"
@@ -211,11 +211,9 @@ _ROOM = {
     "postgresql": "CAST(LEAST(GREATEST(TRUNC((i.total - i.reserved) * i.allocation_ratio),"
                   f" -4.6e18), 4.6e18) AS BIGINT) - {_USED}"}
 _RAW_ROOM = f"i.total, i.reserved, i.allocation_ratio, {_USED}"
-_LONE_INVENTORIES = (
+_INVENTORIES = (
     "SELECT i.resource_provider_id, i.resource_class_id, {room}, i.min_unit, i.max_unit,"
     " i.step_size FROM inventories i WHERE i.resource_class_id IN ({rc_ids})")
-_NESTED_ROOTS = ("SELECT DISTINCT root_provider_id FROM resource_providers"
-                 " WHERE parent_provider_id IS NOT NULL ORDER BY root_provider_id")
 
 _RANKED = {spread: sa.text(
     f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"
