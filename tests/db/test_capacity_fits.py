@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from placer.candidates import service
 from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import Snapshot
+from placer.db import capacity_totals
 from placer.db.candidates import CandidateStore
+from placer.db.resource_providers import ProviderFilter
 from tests.helpers import stored_worlds
 from tests.helpers.brute_force import by_anchor, most_copies
 from tests.helpers.floors import answered, at_least
@@ -145,3 +147,21 @@ def test_snapshot_helper_is_whole():
     found = by_anchor(request, snap)
     assert list(found) == [snap.by_uuid[w.providers["h"].uuid].uuid]
     assert most_copies(found[w.providers["h"].uuid], snap) == 2
+
+
+@at_least(10)
+@SETTINGS
+@given(data=st.data())
+def test_summary_sums_every_provider(store, data):
+    snap = data.draw(worlds())
+    stored_worlds.store(store, snap)
+    got = store.read(lambda conn: capacity_totals.summary(conn, ProviderFilter()))
+    expected: dict[str, dict[str, int]] = {}
+    for p in snap.providers.values():
+        for rc, inv in p.inventories.items():
+            sums = expected.setdefault(rc, {"capacity": 0, "used": 0, "free": 0})
+            used = p.usages.get(rc, 0)
+            sums["capacity"] += inv.capacity
+            sums["used"] += used
+            sums["free"] += max(inv.capacity - used, 0)
+    assert got.get(None, {}) == dict(sorted(answered(expected).items()))

@@ -11,10 +11,10 @@ from sqlalchemy.engine import Connection
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Provider, Snapshot
 from placer.candidates.store import Names, Store
-from placer.db import root_filter, scores, trees
+from placer.db import capacity, root_filter, scores, trees
 from placer.db import tables as t
 from placer.db.engine import Database, plain_rows
-from placer.model.inventory import capacity
+from placer.model.inventory import capacity as model_capacity
 
 T = TypeVar("T")
 
@@ -134,16 +134,21 @@ class CandidateStore:
     def inventories(self, rc_ids: list[int]) -> list[tuple]:
         if not rc_ids:
             return []
-        dialect = self.conn.dialect.name
-        sql = _INVENTORIES.format(rc_ids=",".join(str(int(i)) for i in rc_ids),
-                                  room=_ROOM.get(dialect, _RAW_ROOM))
-        rows = plain_rows(self.conn.exec_driver_sql(sql))
-        if dialect in _ROOM:
-            return list(rows)
-        # MySQL keeps the ratio in single precision and reads it back as its
-        # shortest text: the capacity rule runs here on what Python reads
-        return [(pid, rc, min(capacity(total, reserved, ratio), 2 ** 62) - int(used or 0), *units)
-                for pid, rc, total, reserved, ratio, used, *units in rows]
+        i = inv_t.alias("i")
+        room = capacity.capacity_of(i, self.conn.dialect.name)
+        used = capacity.used_of(i)
+        units = (i.c.min_unit, i.c.max_unit, i.c.step_size)
+        where = i.c.resource_class_id.in_(rc_ids)
+        if room is not None:
+            return list(plain_rows(self.conn.execute(sa.select(
+                i.c.resource_provider_id, i.c.resource_class_id, room - used, *units)
+                .where(where))))
+        # MySQL: the capacity rule runs here, on what Python reads
+        rows = plain_rows(self.conn.execute(sa.select(
+            i.c.resource_provider_id, i.c.resource_class_id, i.c.total, i.c.reserved,
+            i.c.allocation_ratio, used, *units).where(where)))
+        return [(pid, rc, min(model_capacity(total, reserved, ratio), 2 ** 62) - int(in_use),
+                 *rest) for pid, rc, total, reserved, ratio, in_use, *rest in rows]
 
     def whole_cloud(self, request: CandidateRequest, rc_ids: list[int]) -> Snapshot:
         if not rc_ids:
@@ -200,20 +205,6 @@ _ALL_ROOTS = ("SELECT id, uuid, name FROM resource_providers WHERE parent_provid
               " ORDER BY uuid")
 _CHILDREN = ("SELECT id, root_provider_id FROM resource_providers"
              " WHERE parent_provider_id IS NOT NULL")
-
-# Every inventory of some classes with its free room: capacity (the rule of
-# model.inventory, in the same double arithmetic on SQLite and PostgreSQL)
-# less the use.
-_USED = ("(SELECT COALESCE(SUM(a.used), 0) FROM allocations a WHERE a.resource_provider_id"
-         " = i.resource_provider_id AND a.resource_class_id = i.resource_class_id)")
-_ROOM = {
-    "sqlite": f"CAST((i.total - i.reserved) * i.allocation_ratio AS INTEGER) - {_USED}",
-    "postgresql": "CAST(LEAST(GREATEST(TRUNC((i.total - i.reserved) * i.allocation_ratio),"
-                  f" -4.6e18), 4.6e18) AS BIGINT) - {_USED}"}
-_RAW_ROOM = f"i.total, i.reserved, i.allocation_ratio, {_USED}"
-_INVENTORIES = (
-    "SELECT i.resource_provider_id, i.resource_class_id, {room}, i.min_unit, i.max_unit,"
-    " i.step_size FROM inventories i WHERE i.resource_class_id IN ({rc_ids})")
 
 _RANKED = {spread: sa.text(
     f"SELECT {key} FROM placer_tree_scores WHERE resource_class_id = :rc"

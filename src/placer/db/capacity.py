@@ -51,3 +51,26 @@ def can_take(inv, amount: int, *, headroom: bool = False) -> list:
             inv.c.step_size.op("IN")(sa.literal_column(
                 f"({','.join(map(str, _divisors(amount)))})")),
             used + amount_ <= room]
+
+
+def used_of(inv) -> sa.ColumnElement:
+    """What the allocations use of ``inv``'s row (0 when none)."""
+    return (sa.select(sa.func.coalesce(sa.func.sum(allocations.c.used), 0))
+            .where(allocations.c.resource_provider_id == inv.c.resource_provider_id,
+                   allocations.c.resource_class_id == inv.c.resource_class_id)
+            .scalar_subquery())
+
+
+def capacity_of(inv, dialect: str) -> sa.ColumnElement | None:
+    """model.inventory.capacity on ``inv``'s row, where the database computes
+    it as Python does: in double precision, truncated (SQLite's REAL,
+    PostgreSQL's double precision; PostgreSQL's bounded to a bigint). None
+    on MySQL, whose single-precision ratio Python reads back rounded: the
+    caller computes it from the columns."""
+    product = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+    if dialect == "sqlite":
+        return sa.cast(product, sa.Integer)
+    if dialect == "postgresql":
+        bounded = sa.func.least(sa.func.greatest(sa.func.trunc(product), -4.6e18), 4.6e18)
+        return sa.cast(bounded, sa.BigInteger)
+    return None

@@ -7,6 +7,7 @@ from sqlalchemy.engine import Connection
 
 from placer.db import resource_providers as rp_db
 from placer.db import tables as t
+from placer.db.capacity import capacity_of
 from placer.model.inventory import capacity
 
 GROUPS = ("aggregate", "root")
@@ -46,23 +47,32 @@ def summary(conn: Connection, f: rp_db.ProviderFilter, group_by: str | None = No
     else:
         key = sa.null()
         source = rp_t
-    rows = conn.execute(
-        sa.select(key, rc_t.c.name, inv_t.c.total, inv_t.c.reserved,
-                  inv_t.c.allocation_ratio, sa.func.coalesce(used.c.used, 0))
-        .select_from(source.join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
-                     .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id)
-                     .outerjoin(used, sa.and_(
-                         used.c.resource_provider_id == inv_t.c.resource_provider_id,
-                         used.c.resource_class_id == inv_t.c.resource_class_id)))
-        .where(*conds))
+    joined = (source.join(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
+              .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id)
+              .outerjoin(used, sa.and_(
+                  used.c.resource_provider_id == inv_t.c.resource_provider_id,
+                  used.c.resource_class_id == inv_t.c.resource_class_id)))
+    in_use = sa.func.coalesce(used.c.used, 0)
+    room = capacity_of(inv_t, conn.dialect.name)
     result: dict[str | None, dict[str, dict[str, int]]] = {}
-    for group, rc, total, reserved, ratio, in_use in rows:
-        room = capacity(total, reserved, ratio)
-        sums = result.setdefault(group, {}).setdefault(
-            rc, {"capacity": 0, "used": 0, "free": 0})
-        sums["capacity"] += room
-        sums["used"] += int(in_use)
-        sums["free"] += max(room - int(in_use), 0)
+    if room is not None:  # summed by the database
+        free = sa.case((room > in_use, room - in_use), else_=0)
+        for group, rc, room_sum, used_sum, free_sum in conn.execute(
+                sa.select(key, rc_t.c.name, sa.func.sum(room), sa.func.sum(in_use),
+                          sa.func.sum(free))
+                .select_from(joined).where(*conds).group_by(key, rc_t.c.name)):
+            result.setdefault(group, {})[rc] = {
+                "capacity": int(room_sum), "used": int(used_sum), "free": int(free_sum)}
+    else:  # MySQL: the capacity rule on what Python reads (see capacity_of)
+        for group, rc, total, reserved, ratio, held in conn.execute(
+                sa.select(key, rc_t.c.name, inv_t.c.total, inv_t.c.reserved,
+                          inv_t.c.allocation_ratio, in_use).select_from(joined).where(*conds)):
+            cap = capacity(total, reserved, ratio)
+            sums = result.setdefault(group, {}).setdefault(
+                rc, {"capacity": 0, "used": 0, "free": 0})
+            sums["capacity"] += cap
+            sums["used"] += int(held)
+            sums["free"] += max(cap - int(held), 0)
     return {group: dict(sorted(classes.items())) for group, classes in sorted(
         result.items(), key=lambda item: item[0] or "")}
 
