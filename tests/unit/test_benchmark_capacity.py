@@ -57,10 +57,10 @@ def test_checks_and_the_report_section(tmp_path):
                                       rss_peak_mb=r["rss_peak_mb"]) for r in rows]
     tags = [{"shape": "flat", "size": r["size"], "backend": "sqlite"} for r in rows]
     assert capacity.checks(results, tags) == [
-        "capacity 1 shape at 100k: 800 ms < 1000 ms PASS",
-        "capacity 20 shapes at 100k: 2500 ms < 2000 ms MISS",
-        "peak RSS at 100k: 350 MiB < 300 MiB MISS",
-        "scrape with 20 shapes at 10k: 900 ms < 2000 ms PASS"]
+        "capacity 1 shape at flat 100k: 800 ms < 1000 ms PASS",
+        "capacity 20 shapes at flat 100k: 2500 ms < 2000 ms MISS",
+        "peak RSS at flat 100k: 350 MiB < 300 MiB MISS",
+        "scrape with 20 shapes at flat 10k: 900 ms < 2000 ms PASS"]
     data = {"benchmark": "capacity", "command": "python -m benchmarks.capacity --sizes 10000",
             "date": "2026-11-27T22:00:00+00:00", "shape": "flat", "backend": "sqlite",
             "results": rows, "tools": [
