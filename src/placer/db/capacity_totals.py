@@ -60,7 +60,8 @@ def summary(conn: Connection, f: rp_db.ProviderFilter, group_by: str | None = No
         for group, rc, room_sum, used_sum, free_sum in conn.execute(
                 sa.select(key, rc_t.c.name, sa.func.sum(room), sa.func.sum(in_use),
                           sa.func.sum(free))
-                .select_from(joined).where(*conds).group_by(key, rc_t.c.name)):
+                .select_from(joined).where(*conds)
+                .group_by(*([] if group_by is None else [key]), rc_t.c.name)):
             result.setdefault(group, {})[rc] = {
                 "capacity": int(room_sum), "used": int(used_sum), "free": int(free_sum)}
     else:  # MySQL: the capacity rule on what Python reads (see capacity_of)
