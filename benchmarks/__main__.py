@@ -67,6 +67,14 @@ conflicts and the latency of each step, and checks that spread evens the
 use out and pack keeps hosts free:
 
     python -m benchmarks --start --scenario fill --reference /tmp/refvenv --json fill.json
+
+--scenario capacity (see benchmarks/capacity.py, whose options it takes:
+--sizes, --shape, --backend, --repeat, --tools-sizes, --reference, --json)
+times GET and POST /capacity and the capacity gauges of /metrics on the
+scale scenario's databases, beside the scrapes of openstack-exporter and
+os-capacity against Placer and the reference:
+
+    python -m benchmarks --start --scenario capacity --sizes 10000,100000 --reference /tmp/refvenv
 """
 
 import argparse
@@ -78,7 +86,7 @@ import sys
 import time
 
 import placer
-from benchmarks import databases, environment, fill, loader, runner, scale, scenarios
+from benchmarks import capacity, databases, environment, fill, loader, runner, scale, scenarios
 from benchmarks.server import Proc, Server, proc_available
 from placer.db import engine as db_engine
 
@@ -392,8 +400,22 @@ def main_fill(args, argv: list[str]) -> int:
     return 0
 
 
+def _capacity_argv(argv: list[str]) -> list[str] | None:
+    """The arguments for benchmarks.capacity when ``argv`` asks for
+    ``--scenario capacity`` (which has options of its own), else None."""
+    for i, arg in enumerate(argv):
+        if arg == "--scenario=capacity" or (arg == "--scenario" and argv[i + 1:i + 2] ==
+                                            ["capacity"]):
+            cut = 1 if "=" in arg else 2
+            return [a for a in argv[:i] + argv[i + cut:] if a != "--start"]
+    return None
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    capacity_argv = _capacity_argv(argv)
+    if capacity_argv is not None:
+        return capacity.main(capacity_argv)
     args = parse_args(argv)
     if args.scenario == "scale":
         return main_scale(args, argv)

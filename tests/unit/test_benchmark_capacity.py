@@ -78,3 +78,13 @@ def test_checks_and_the_report_section(tmp_path):
     assert "| capacity 20 shapes |  | 2500.0 (2500) | 350 | MISS |" in section
     assert "| reference | 10,000 | 40.0 (20,001) | 30.5 |" in section
     assert data["command"] in page
+
+
+def test_the_benchmarks_command_takes_the_capacity_scenario(monkeypatch):
+    from benchmarks import __main__ as command
+
+    seen = []
+    monkeypatch.setattr(capacity, "main", lambda argv: seen.append(argv) or 0)
+    assert command.main(["--start", "--scenario", "capacity", "--sizes", "100"]) == 0
+    assert command.main(["--scenario=capacity", "--shape", "nested"]) == 0
+    assert seen == [["--sizes", "100"], ["--shape", "nested"]]

@@ -20,6 +20,11 @@ the request's shape allows:
 - one distinct candidate: min over its (provider, class) of free // amount;
 - candidates touching disjoint (provider, class) pairs: the sum of theirs.
 
+The first two need no tree loaded when no sharing provider is involved:
+``Table`` holds every root and provider of a read as arrays, and counts
+roots that are their whole tree, and every tree for requests of amounts
+alone, for many requests at once.
+
 The rest goes to scipy's ``milp`` (HiGHS), within the time left of the
 request's budget. Identical trees (the same candidates over the same free
 amounts, up to renaming) are solved once. A root whose count is not proven
