@@ -165,3 +165,58 @@ def test_openmetrics_and_odd_names(db, tmp_path):
     assert found["openstack_free_capacity_hypervisor_by_flavor", frozenset({
         "hypervisor": 'rack "7" \\ host', "flavor_name": "small", "az_aggregate": "",
         "project_aggregate": ""}.items())] == 4
+
+
+@pytest.mark.processes
+def test_two_workers_answer_one_cloud(tmp_path):
+    """Whichever worker answers a scrape, the capacity gauges are the same:
+    read from the database, never summed per worker."""
+    import http.client
+    import threading
+
+    from placer.db import schema_migrations, sync
+    from tests.helpers.api import make_conf
+    from tests.helpers.processes import PlacementApi
+
+    url = f"sqlite:///{tmp_path}/placement.sqlite"
+    engine = db_engine.create_engine(url)
+    schema_migrations.upgrade(engine)
+    database = db_engine.Database(engine)
+    database.write(sync.sync_standard_names)
+    env = Env(Api(wsgi.create_app(make_conf(tmp_path, url), database)))
+    for h in range(3):
+        env.rp(f"host{h}", inv={"VCPU": 8 * (h + 1), "MEMORY_MB": 16384})
+    engine.dispose()
+    extra = tmp_path / "capacity.conf"
+    extra.write_text("[placer]\nmetrics_enabled = True\ncapacity_metrics = True\n"
+                     f"capacity_shapes = small={SHAPES['small']}\n")
+    server = PlacementApi(tmp_path, url, 2, args=("--config-file", str(extra)))
+    try:
+        server.wait_for("two workers answering",
+                        lambda: server.status("/") == 200 and len(server.workers()) == 2)
+        answers, lock = [], threading.Lock()
+
+        def scrape():
+            for _ in range(5):
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+                conn.request("GET", "/metrics", headers={"X-Auth-Token": "admin",
+                                                         "Connection": "close"})
+                text = conn.getresponse().read().decode()
+                conn.close()
+                lines = sorted(line for line in text.splitlines()
+                               if line.startswith(("openstack_placement",
+                                                   "openstack_free_capacity")))
+                with lock:
+                    answers.append(lines)
+
+        threads = [threading.Thread(target=scrape) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(answers) == 20 and all(a == answers[0] for a in answers)
+        assert ('openstack_free_capacity_by_flavor_total{flavor_name="small",public=""} 48.0'
+                in answers[0])  # 8 + 16 + 24 VCPU, one each
+        assert "Traceback" not in server.log()
+    finally:
+        server.stop()
