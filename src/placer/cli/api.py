@@ -8,6 +8,7 @@ import sys
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 
+import placer
 from placer import collector, exceptions
 from placer import conf as placer_conf
 
@@ -56,6 +57,7 @@ class _Server(BaseApplication):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="placement-api", description=__doc__)
+    parser.add_argument("--version", action="version", version=placer.version())
     parser.add_argument("--config-file", action="append", default=[],
                         help="placement.conf to read (repeatable); default: "
                              "$OS_PLACEMENT_CONFIG_DIR/placement.conf or "

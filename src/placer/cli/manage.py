@@ -14,7 +14,6 @@ left, 1 when ``--max-count`` stopped it with work done, 2 when migrations failed
 and none made progress, 127 for a bad ``--max-count``. Errors exit 1.
 """
 
-import importlib.metadata
 import logging
 import sys
 import traceback
@@ -22,6 +21,7 @@ import traceback
 import prettytable
 from oslo_config import cfg
 
+import placer
 from placer import conf as placer_conf
 from placer.cli import capacity, explain, scores
 from placer.db import data_migrations, schema_migrations
@@ -154,13 +154,6 @@ def _add_db_parsers(subparsers) -> None:
     scores.add_parser(subparsers)  # Placer's own: docs/operator/candidate-order.md
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("openstack-placement")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def cli_config() -> cfg.ConfigOpts:
     """A ConfigOpts with every placement option; add CLI options, then parse_args."""
     conf = cfg.ConfigOpts()
@@ -192,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     conf.register_cli_opt(cfg.SubCommandOpt("db", dest="command", title="Command",
                                             help="Available DB commands",
                                             handler=_add_db_parsers))
-    failed = parse_args(conf, argv, PROG, _version())
+    failed = parse_args(conf, argv, PROG, placer.version())
     if failed is not None:
         return failed
 

@@ -10,6 +10,7 @@ import sys
 from oslo_config import cfg
 from oslo_upgradecheck import common_checks, upgradecheck
 
+import placer
 from placer.candidates import order as placer_order
 from placer.cli.manage import cli_config, parse_args
 from placer.db import data_migrations, scores
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     conf = cli_config()
     checks = Checks(conf)
     upgradecheck.register_cli_options(conf, checks)
-    failed = parse_args(conf, argv, PROG)
+    failed = parse_args(conf, argv, PROG, placer.version())
     if failed is not None:
         return failed
     # oslo.upgradecheck reads --json from its module-level CONF, which only its

@@ -7,7 +7,8 @@ import sqlalchemy.exc
 from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 
-from placer import exceptions
+import placer
+from placer import exceptions, microversions
 from placer.db.engine import Database
 from placer.http import (
     auth,
@@ -104,6 +105,8 @@ def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     config_log = logging.getLogger("placement.wsgi")
     if conf.log_options and config_log.isEnabledFor(logging.DEBUG):
         conf.log_opt_values(config_log, logging.DEBUG)  # at start-up, as the reference
+    LOG.info("Placer %s: the Placement API, microversions %s to %s", placer.version(),
+             microversions.text(microversions.BASE), microversions.text(microversions.MAX))
     open_paths = routes.open_paths()
     if metrics.enabled(conf) and conf.placer.metrics_open:
         open_paths |= {"/metrics"}  # no token for a static scrape configuration
