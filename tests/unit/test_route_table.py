@@ -49,10 +49,11 @@ def test_every_api_rule_is_checked_by_some_route_and_every_route_rule_exists():
         {"method": "DELETE", "path": "/resource_providers/{uuid}/inventories/{resource_class}"}]
 
 
-def test_only_total_usages_checks_its_rule_in_the_handler():
-    # its target is the project the query names
+def test_handlers_that_check_their_rule():
+    # /usages: its target is the project the query names; /metrics: [placer]
+    # metrics_open serves it without the rule
     assert [(r.method, r.path) for r in ROUTES if r.handler_checks_policy] == [
-        ("GET", "/usages")]
+        ("GET", "/usages"), ("GET", "/metrics")]
 
 
 def test_schemas_must_fall_within_the_route_versions():
