@@ -6,14 +6,8 @@ import json
 
 import pytest
 
-from placer import wsgi
 from placer.cli import manage
-from placer.db import engine as db_engine
-from placer.db import schema_migrations, sync
 from tests.helpers import cli
-from tests.helpers.api import Api, make_conf
-from tests.helpers.candidates import Env
-from tests.helpers.databases import ThrowAwayDatabase
 
 run = cli.runner(manage.main)
 
@@ -22,22 +16,15 @@ run = cli.runner(manage.main)
 def cloud(backend, tmp_path):
     """host-a: 64 VCPU, 16 used, 64 GiB; host-b: 16 VCPU, 8 GiB; a
     placement.conf with one shape."""
-    throw_away = ThrowAwayDatabase(backend, tmp_path)
-    engine = db_engine.create_engine(throw_away.url)
-    schema_migrations.upgrade(engine)
-    db = db_engine.Database(engine)
-    db.write(sync.sync_standard_names)
-    env = Env(Api(wsgi.create_app(make_conf(tmp_path, throw_away.url), db)))
-    env.rp("host-a", inv={"VCPU": 64, "MEMORY_MB": 65536})
-    env.rp("host-b", inv={"VCPU": 16, "MEMORY_MB": 8192})
-    env.consume({"host-a": {"VCPU": 16}})
-    conf_file = tmp_path / "placement.conf"
-    conf_file.write_text(f"[placement_database]\nconnection = {throw_away.url}\n[placer]\n"
-                         "capacity_shapes = m1.large=resources=VCPU:4,MEMORY_MB:8192\n")
-    env.conf = str(conf_file)
-    yield env
-    engine.dispose()
-    throw_away.drop()
+    with cli.cloud(backend, tmp_path) as (env, url):
+        env.rp("host-a", inv={"VCPU": 64, "MEMORY_MB": 65536})
+        env.rp("host-b", inv={"VCPU": 16, "MEMORY_MB": 8192})
+        env.consume({"host-a": {"VCPU": 16}})
+        conf_file = tmp_path / "placement.conf"
+        conf_file.write_text(f"[placement_database]\nconnection = {url}\n[placer]\n"
+                             "capacity_shapes = m1.large=resources=VCPU:4,MEMORY_MB:8192\n")
+        env.conf = str(conf_file)
+        yield env
 
 
 def test_table_of_the_configured_and_given_shapes(capsys, cloud):

@@ -3,35 +3,22 @@ configured database (Placer's own sub-command)."""
 
 import pytest
 
-from placer import wsgi
 from placer.cli import manage
-from placer.db import engine as db_engine
-from placer.db import schema_migrations, sync
 from tests.helpers import cli
-from tests.helpers.api import Api, make_conf
-from tests.helpers.candidates import Env
-from tests.helpers.databases import ThrowAwayDatabase
 
 
 @pytest.fixture
 def cloud(backend, tmp_path):
     """A database with compute-12 (48 of 64 VCPU free) and compute-3 (16
     VCPU), and a placement.conf pointing at it."""
-    throw_away = ThrowAwayDatabase(backend, tmp_path)
-    engine = db_engine.create_engine(throw_away.url)
-    schema_migrations.upgrade(engine)
-    db = db_engine.Database(engine)
-    db.write(sync.sync_standard_names)
-    env = Env(Api(wsgi.create_app(make_conf(tmp_path, throw_away.url), db)))
-    env.rp("compute-12", inv={"VCPU": 64})
-    env.rp("compute-3", inv={"VCPU": 16}, traits=["HW_CPU_X86_AVX2"])
-    env.consume({"compute-12": {"VCPU": 16}})
-    conf_file = tmp_path / "placement.conf"
-    conf_file.write_text(f"[placement_database]\nconnection = {throw_away.url}\n")
-    env.conf = str(conf_file)
-    yield env
-    engine.dispose()
-    throw_away.drop()
+    with cli.cloud(backend, tmp_path) as (env, url):
+        env.rp("compute-12", inv={"VCPU": 64})
+        env.rp("compute-3", inv={"VCPU": 16}, traits=["HW_CPU_X86_AVX2"])
+        env.consume({"compute-12": {"VCPU": 16}})
+        conf_file = tmp_path / "placement.conf"
+        conf_file.write_text(f"[placement_database]\nconnection = {url}\n")
+        env.conf = str(conf_file)
+        yield env
 
 
 run = cli.runner(manage.main)
