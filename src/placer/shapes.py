@@ -4,10 +4,7 @@ metrics and ``placement-manage capacity``."""
 
 from placer import exceptions, microversions
 from placer.candidates import service
-from placer.candidates.capacity import Count
-from placer.candidates.parser import parse_query
-from placer.candidates.request import CandidateRequest
-from placer.candidates.store import Store
+from placer.candidates.service import CandidateRequest, Count, Store
 from placer.http import query
 from placer.microversions import Version
 
@@ -17,12 +14,12 @@ def parse(name: str, text: str, version: Version = microversions.MAX) -> Candida
     its own at ``version``; BadRequest naming the shape."""
     try:
         pairs = query.parse(text.lstrip("?").encode("utf-8", "surrogateescape"))
-        if not any(key.startswith("resources") for key, _ in pairs):
+        if not service.asks_for_resources(pairs):
             raise exceptions.BadRequest("a shape asks for resources (resources=CLASS:N,...)",
                                         code=exceptions.QUERYPARAM_MISSING_VALUE)
-        return parse_query(pairs, version)
+        return service.parse_query(pairs, version)
     except exceptions.BadRequest as exc:
-        raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
+        raise _named(name, exc) from None
 
 
 def split(value: str) -> tuple[str, str]:
@@ -53,8 +50,14 @@ def count(store: Store, requests: dict[str, CandidateRequest], budget: float
           ) -> dict[str, Count]:
     """Each shape counted (service.count_copies) on one store, that is one
     read; BadRequest naming the shape for an unknown class or trait."""
+    found: dict[str, Count] = {}
     try:
-        return service.count_copies(store, requests, budget)
-    except exceptions.BadRequest as exc:
-        name = getattr(exc, "name", "")
-        raise exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code) from None
+        for name, counted in service.count_copies(store, requests, budget):
+            found[name] = counted
+    except exceptions.BadRequest as exc:  # raised counting the first shape not found yet
+        raise _named(next(n for n in requests if n not in found), exc) from None
+    return found
+
+
+def _named(name: str, exc: exceptions.BadRequest) -> exceptions.BadRequest:
+    return exceptions.BadRequest(f"Shape {name!r}: {exc.detail}", code=exc.code)

@@ -99,8 +99,8 @@ def store(migrated_db):
 
 def _check(store, snap, request):
     stored_worlds.store(store, snap)
-    counted = store.read(lambda conn: service.count_copies(
-        CandidateStore(conn), {"q": request}, 10.0)["q"])
+    counted = store.read(lambda conn: dict(service.count_copies(
+        CandidateStore(conn), {"q": request}, 10.0))["q"])
     expected = {root: most_copies(allocs, snap)
                 for root, allocs in by_anchor(request, snap).items()}
     got = {r.root.uuid: r.fits for r in counted.roots}

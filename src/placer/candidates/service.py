@@ -95,13 +95,22 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     return candidates, search.summary_providers(candidates, request.nested_aware)
 
 
+# what handlers, the CLI and conf use of the count: through this door
+Count = capacity.Count
+
+
+def asks_for_resources(pairs: list[tuple[str, str]]) -> bool:
+    """Whether a query string's pairs name resources (a candidates query)."""
+    return any(key.startswith("resources") for key, _ in pairs)
+
+
 def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: float
-                 ) -> dict[str, capacity.Count]:
-    """How many copies of each request fit at once, per root and in all
-    (candidates/capacity.py), all on one store (one read); ``budget``:
-    seconds the integer programs of each request may take. BadRequest (with
-    the request's name in ``exc.name``) for an unknown name, where GET
-    /allocation_candidates gives one.
+                 ) -> Iterator[tuple[str, capacity.Count]]:
+    """(name, Count) of each request in turn: how many copies of it fit at
+    once, per root and in all (candidates/capacity.py), all on one store
+    (one read); ``budget``: seconds the integer programs of each request
+    may take. Counting a request raises BadRequest for an unknown name,
+    where GET /allocation_candidates gives one.
 
     Where no sharing provider is involved, roots that are their whole tree,
     and every tree for a request of amounts alone whose slots are
@@ -111,14 +120,8 @@ def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: fl
     if len(requests) > 1:
         store = _TreesOnce(store)
     cloud = _Cloud(store, {rc for r in requests.values() for rc in r.resource_classes()})
-    found = {}
     for name, request in requests.items():
-        try:
-            found[name] = _count(store, request, budget, cloud)
-        except exceptions.BadRequest as exc:
-            exc.name = name  # type: ignore[attr-defined]
-            raise
-    return found
+        yield name, _count(store, request, budget, cloud)
 
 
 class _TreesOnce:
@@ -152,6 +155,7 @@ class _Cloud:
         self.store, self.classes = store, classes
         self._table: capacity.Table | None = None
         self._children: list[tuple[int, int]] | None = None
+        self._nested: list[int] | None = None
 
     @property
     def children(self) -> list[tuple[int, int]]:
@@ -161,7 +165,9 @@ class _Cloud:
 
     @property
     def nested(self) -> list[int]:
-        return sorted({root for _, root in self.children})
+        if self._nested is None:
+            self._nested = sorted({root for _, root in self.children})
+        return self._nested
 
     @property
     def table(self) -> capacity.Table:

@@ -10,8 +10,7 @@ import falcon
 
 from placer import collector, exceptions, shapes
 from placer.candidates import service
-from placer.candidates.capacity import Count
-from placer.candidates.parser import parse_query
+from placer.candidates.service import Count
 from placer.db import candidates as candidates_db
 from placer.db import capacity_totals
 from placer.db import resource_providers as providers_db
@@ -31,16 +30,16 @@ _FILTERS = ("member_of", "in_tree", "required")
 def show_capacity(req: Request, resp: falcon.Response):
     pairs = query.pairs(req)
     version = util.version(req)
-    if not any(key.startswith("resources") for key, _ in pairs):
+    if not service.asks_for_resources(pairs):
         util.send_json(req, resp, _summary(req, pairs, version))
         return
     if any(key == "group_by" for key, _ in pairs):
         raise exceptions.BadRequest("group_by is only for GET /capacity without resources.",
                                     code=exceptions.QUERYPARAM_BAD_VALUE)
-    request = parse_query(pairs, version)
+    request = service.parse_query(pairs, version)
     budget = req.context.conf.placer.capacity_time_budget
     found = candidates_db.reader(req.context.db)(
-        lambda store: service.count_copies(store, {"": request}, budget)[""])
+        lambda store: next(service.count_copies(store, {"": request}, budget))[1])
     util.send_json(req, resp, found.answer(request.limit))
 
 
