@@ -38,10 +38,7 @@ def can_take(inv, amount: int, *, headroom: bool = False) -> list:
     10,000 providers)."""
     if amount > MAX_INT:
         return [sa.false()]  # beyond any max_unit the API can store
-    used = (sa.select(sa.func.coalesce(sa.func.sum(allocations.c.used), 0))
-            .where(allocations.c.resource_provider_id == inv.c.resource_provider_id,
-                   allocations.c.resource_class_id == inv.c.resource_class_id)
-            .scalar_subquery())
+    used = used_of(inv)
     room = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
     if headroom:
         room = room * _HEADROOM[0] + _HEADROOM[1]
