@@ -152,10 +152,10 @@ class Server:
         self.proc.wait()
 
 
-APACHE_BASE = """\
+# a private server: its own root, pid file, locks and logs
+APACHE_SERVER = """\
 ServerRoot {root}
 ServerName localhost
-Listen 127.0.0.1:{port}
 PidFile {root}/httpd.pid
 DefaultRuntimeDir {root}
 Mutex file:{root} default
@@ -163,6 +163,9 @@ ErrorLog {root}/error.log
 LogLevel info
 User {user}
 Group {user}
+"""
+APACHE_BASE = APACHE_SERVER + """\
+Listen 127.0.0.1:{port}
 LoadModule mpm_event_module {modules}/mod_mpm_event.so
 LoadModule authz_core_module {modules}/mod_authz_core.so
 LoadModule wsgi_module {modules}/mod_wsgi.so

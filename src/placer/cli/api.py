@@ -55,7 +55,8 @@ class _Server(BaseApplication):
             sys.exit(1)
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """placement-api's command line (docs/operator/commands.md renders it)."""
     parser = argparse.ArgumentParser(prog="placement-api", description=__doc__)
     parser.add_argument("--version", action="version", version=placer.version())
     parser.add_argument("--config-file", action="append", default=[],
@@ -74,7 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per worker; more than 1 selects the gthread worker, "
                              "so slow clients do not hold a whole worker")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     oslo_args = [a for f in args.config_file for a in ("--config-file", f)]
     oslo_args += [a for d in args.config_dir for a in ("--config-dir", d)]

@@ -14,6 +14,7 @@ left, 1 when ``--max-count`` stopped it with work done, 2 when migrations failed
 and none made progress, 127 for a bad ``--max-count``. Errors exit 1.
 """
 
+import argparse
 import logging
 import sys
 import traceback
@@ -179,12 +180,37 @@ def parse_args(conf: cfg.ConfigOpts, argv: list[str], prog: str,
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def cli_parser(conf: cfg.ConfigOpts, prog: str, argv: list[str]) -> argparse.ArgumentParser:
+    """The argparse parser oslo.config builds for ``conf``'s command line, as
+    ``parse_args`` uses it, for the docs: built by parsing ``argv`` (which must
+    be valid) without reading any file or the environment."""
+    try:
+        conf(argv, project="placement", prog=prog, version=placer.version(),
+             default_config_files=[], default_config_dirs=[], use_env=False)
+    except cfg.RequiredOptError:
+        pass  # [placement_database] connection: no file was read; the parser is whole
+    parser = conf._oparser  # oslo.config has no public accessor for it
+    assert parser is not None
+    return parser
+
+
+def manage_config() -> cfg.ConfigOpts:
+    """placement-manage's options: every placement option and the sub-commands."""
     conf = cli_config()
     conf.register_cli_opt(cfg.SubCommandOpt("db", dest="command", title="Command",
                                             help="Available DB commands",
                                             handler=_add_db_parsers))
+    return conf
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """placement-manage's command line (docs/operator/commands.md renders it)."""
+    return cli_parser(manage_config(), PROG, [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    conf = manage_config()
     failed = parse_args(conf, argv, PROG, placer.version())
     if failed is not None:
         return failed
