@@ -1,11 +1,16 @@
 #!/bin/sh
-# One command: install into .venv, lint, type-check, build the documentation
-# (warnings are errors) and run the whole test suite on SQLite, PostgreSQL and
-# MariaDB (docs/contributor/testing.md says which servers it expects).
+# One command: install into .venv, lint, type-check, check the layers, build
+# the documentation (warnings are errors), check the release notes and run the
+# whole test suite on SQLite, PostgreSQL and MariaDB, on two cores
+# (docs/contributor/testing.md says which servers it expects).
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/install.sh
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy  # src/placer, as [tool.mypy] in pyproject.toml says
+.venv/bin/lint-imports --no-cache  # the layers: [tool.importlinter] in pyproject.toml
 .venv/bin/sphinx-build -q -E -W -b html docs docs/_build/html
-exec .venv/bin/python -m pytest "$@"
+.venv/bin/reno lint  # releasenotes/notes: reno's sections, unique ids
+# Two pytest-xdist workers (PLACER_TEST_WORKERS): the stress tests run one
+# at a time on one of them (tests/conftest.py groups them); -n 0 runs serially.
+exec .venv/bin/python -m pytest -n "${PLACER_TEST_WORKERS:-2}" --dist loadgroup "$@"

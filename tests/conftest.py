@@ -29,6 +29,15 @@ def pytest_configure(config):
         pass
 
 
+def pytest_collection_modifyitems(config, items):
+    # Under pytest-xdist (scripts/test.sh: two workers, --dist loadgroup) the
+    # stress tests, which load a multi-process server or a Galera cluster
+    # and time it, run one after another on one worker, never two at once.
+    for item in items:
+        if item.get_closest_marker("stress"):
+            item.add_marker(pytest.mark.xdist_group("stress"))
+
+
 @pytest.fixture(autouse=True)
 def _processes_are_marked(request, monkeypatch):
     """A test that starts a process carries ``@pytest.mark.processes``, so that

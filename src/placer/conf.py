@@ -14,7 +14,7 @@ from oslo_middleware.healthcheck import opts as healthcheck_opts
 from oslo_policy import opts as policy_opts
 
 from placer import shapes
-from placer.candidates import order
+from placer.candidates import service
 from placer.http import bodylimit
 
 DEFAULT_CONSUMER_MISSING_ID = "00000000-0000-0000-0000-000000000000"
@@ -101,7 +101,7 @@ _placer_opts = [
                      "latencies per route, allocation candidate query sizes and times, "
                      "generation conflicts, retries and database errors. When False, "
                      "/metrics is 404 like any unknown path."),
-    cfg.StrOpt("candidate_order", choices=("id", "random", "spread", "pack"),
+    cfg.StrOpt("candidate_order", choices=service.ORDERS,
                help="Which roots a limited GET /allocation_candidates answer comes from, "
                     "and in which order. id: by provider id (the reference's order); "
                     "random: a random sample (what [placement] "
@@ -225,7 +225,7 @@ def check_values(conf: cfg.ConfigOpts) -> None:
             for opt in value:
                 getattr(value, opt)
     try:
-        order.check_weights(conf.placer.candidate_order_weights)
+        service.check_order_weights(conf.placer.candidate_order_weights)
         shapes.configured(conf.placer.capacity_shapes)
     except ValueError as exc:
         raise cfg.ConfigFileValueError(str(exc)) from None

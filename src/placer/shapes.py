@@ -7,6 +7,7 @@ from placer.candidates import service
 from placer.candidates.service import CandidateRequest, Count, Store
 from placer.http import query
 from placer.microversions import Version
+from placer.schemas import allocation_candidates as candidates_schema
 
 
 def parse(name: str, text: str, version: Version = microversions.MAX) -> CandidateRequest:
@@ -17,7 +18,7 @@ def parse(name: str, text: str, version: Version = microversions.MAX) -> Candida
         if not service.asks_for_resources(pairs):
             raise exceptions.BadRequest("a shape asks for resources (resources=CLASS:N,...)",
                                         code=exceptions.QUERYPARAM_MISSING_VALUE)
-        return service.parse_query(pairs, version)
+        return candidates_schema.parse_query(pairs, version)
     except exceptions.BadRequest as exc:
         raise _named(name, exc) from None
 

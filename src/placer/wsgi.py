@@ -12,32 +12,59 @@ only makes requests answer 503 until it is back (``Database``'s ``prepare``).
 """
 
 import functools
+import logging
 
 from oslo_log import log as oslo_log
 
 from placer import collector, policy
 from placer import conf as placer_conf
+from placer.candidates import service
 from placer.db import engine as db_engine
-from placer.db import schema_migrations, sync
+from placer.db import schema_migrations, scores, sync
 from placer.http import app as http_app
 from placer.route_table import ROUTES, policy_defaults
 
+LOG = logging.getLogger("placement.db")
 
-def prepare_database(db: db_engine.Database, migrate: bool) -> None:
+
+def prepare_database(db: db_engine.Database, migrate: bool, scored: bool = False) -> None:
     """What a database needs before it serves the API: the features checked,
     the schema migrated if ``migrate`` (``sync_on_startup``), the standard
-    classes and traits synced."""
+    classes and traits synced, and, for an order that reads the trees'
+    scores (``scored``), the scores made exact: writes keep them only while
+    such an order is configured."""
     db.read(db_engine.check_features)
     if migrate:
         schema_migrations.upgrade(db.engine)
     db.write(sync.sync_standard_names)
+    if not scored:
+        return
+    if not db.read(scores.present):
+        LOG.warning("The candidate order needs the trees' score tables, which are missing: "
+                    "candidates come in id order until 'placement-manage db sync' "
+                    "creates them.")
+        return
+    # checked first without the lock, so that workers finding them exact
+    # (the usual start) do not wait for each other
+    rebuilt = db.read(scores.stale) and db.write(scores.make_exact)
+    if rebuilt:
+        LOG.info("Rebuilt the scores of %d provider trees for the candidate order "
+                 "(they did not match the providers: written while the order was id or "
+                 "random, or by another service).", rebuilt)
+
+
+def scored(conf) -> bool:
+    """Whether ``conf``'s candidate order reads the trees' scores."""
+    return service.order_from_conf(conf).scored
 
 
 def lazy_database(conf) -> db_engine.Database:
     """The database of ``conf``, reached and prepared by the first request that
     needs it. A malformed URL or a missing driver fails here."""
+    keep = scored(conf)
     return db_engine.Database(db_engine.engine_for(conf), prepare=functools.partial(
-        prepare_database, migrate=conf.placement_database.sync_on_startup))
+        prepare_database, migrate=conf.placement_database.sync_on_startup, scored=keep),
+        keep_scores=keep)
 
 
 def open_database(conf) -> db_engine.Database:
@@ -47,8 +74,8 @@ def open_database(conf) -> db_engine.Database:
     engine = db_engine.engine_for(conf)
     try:
         db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
-        db = db_engine.Database(engine)
-        prepare_database(db, db_conf.sync_on_startup)
+        db = db_engine.Database(engine, keep_scores=scored(conf))
+        prepare_database(db, db_conf.sync_on_startup, scored(conf))
     except BaseException:
         engine.dispose()
         raise
@@ -58,7 +85,7 @@ def open_database(conf) -> db_engine.Database:
 def create_app(conf, db: db_engine.Database | None = None):
     """The whole WSGI application for ``conf`` (and ``db``, for tests)."""
     policy.init(conf, policy_defaults())
-    db = db or lazy_database(conf)
+    db = (db or lazy_database(conf)).keeping_scores(scored(conf))
     return http_app.make(db, conf, ROUTES)
 
 

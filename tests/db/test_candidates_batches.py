@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 
 from placer.candidates import batches, search, service
 from placer.candidates.order import Order
-from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT
 from placer.db import tables as t
 from placer.db import trees
 from placer.db.candidates import CandidateStore
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import factories, stored_worlds
 from tests.helpers.worlds import engine_key, queries, worlds
 

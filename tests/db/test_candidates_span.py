@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from placer.candidates import search, service
 from placer.candidates.order import Order
-from placer.candidates.parser import parse_query
 from placer.db.candidates import CandidateStore
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import stored_worlds
 from tests.helpers.floors import answered, at_least
 from tests.helpers.snapshots import World

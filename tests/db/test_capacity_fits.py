@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from placer.candidates import service
-from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import Snapshot
 from placer.db import capacity_totals
 from placer.db.candidates import CandidateStore
 from placer.db.resource_providers import ProviderFilter
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import stored_worlds
 from tests.helpers.brute_force import by_anchor, most_copies
 from tests.helpers.floors import answered, at_least

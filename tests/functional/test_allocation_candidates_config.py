@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from placer import wsgi
-from placer.candidates import render, service
+from placer.candidates import service
 from tests.helpers.api import Api, make_conf
 from tests.helpers.candidates import Env
 
@@ -107,7 +107,7 @@ def test_randomize_keeps_summaries_for_the_sample(configured):
 
 def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monkeypatch):
     seen = []
-    find, body = service.find, render.body
+    find, body = service.find, service.candidates_body
 
     def spy(real):
         def call(*args, **kwargs):
@@ -116,7 +116,7 @@ def test_the_collector_is_off_while_candidates_are_found_and_rendered(api, monke
         return call
 
     monkeypatch.setattr(service, "find", spy(find))
-    monkeypatch.setattr(render, "body", spy(body))
+    monkeypatch.setattr(service, "candidates_body", spy(body))
     env = Env(api)
     hosts(env, 2)
     gc.enable()

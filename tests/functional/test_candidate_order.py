@@ -178,6 +178,46 @@ def _rows(conn):
             sorted(tuple(r) for r in conn.execute(t.tree_versions.select())))
 
 
+def test_under_id_writes_leave_the_scores_alone(db, configured):
+    """The default order reads no scores, so its writes keep none."""
+    env = configured()
+    before = db.read(_rows)
+    hosts(env, [0, 3])
+    env.api.delete(f"/resource_providers/{env.uuid['h00']}", version="1.39")
+    assert db.read(_rows) == before
+    assert db.read(scores.stale) == 1  # h01: created, claimed on, never scored
+
+
+def test_spread_started_on_stale_scores_makes_them_exact_first(db, configured, tmp_path,
+                                                               caplog):
+    """Hosts written under id, then a server started with spread: its first
+    request rebuilds the scores (once), and the answer is in spread order."""
+    env = configured()
+    hosts(env, USED)
+    assert db.read(scores.stale) == len(USED)
+    url = db.engine.url.render_as_string(hide_password=False)
+    started = Env(Api(wsgi.create_app(make_conf(
+        tmp_path, url=url, placer={"candidate_order": "spread",
+                                   "candidate_order_pool": "1.0"}))))
+    started.uuid, started._name = env.uuid, env._name
+    with caplog.at_level("INFO", logger="placement.db"):
+        assert order_of(started, 4) == ["h04", "h01", "h06", "h05"]
+    assert db.read(scores.stale) == 0
+    assert f"Rebuilt the scores of {len(USED)} provider trees" in caplog.text
+    # its writes keep them; a second start finds nothing to rebuild
+    started.consume({"h04": {"VCPU": 12, "MEMORY_MB": 1200}})
+    assert db.read(scores.stale) == 0
+    assert order_of(started, 1) == ["h01"]
+    caplog.clear()
+    again = Env(Api(wsgi.create_app(make_conf(tmp_path, url=url,
+                                              placer={"candidate_order": "pack",
+                                                      "candidate_order_pool": "1.0"}))))
+    again.uuid, again._name = env.uuid, env._name
+    with caplog.at_level("INFO", logger="placement.db"):
+        assert order_of(again, 1) == ["h02"]
+    assert "Rebuilt" not in caplog.text
+
+
 def _put_with_generation(api, uuid: str, what: str, body: dict) -> None:
     """PUT a provider's inventories or traits at its current generation."""
     generation = api.get(f"/resource_providers/{uuid}", version="1.39").json["generation"]

@@ -4,8 +4,8 @@ from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 
 from placer import exceptions
-from placer.candidates.parser import parse_query
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
+from placer.schemas.allocation_candidates import parse_query
 
 # The property tests' settings: the query strategies discard what does not
 # parse, so filter_too_much is off (tests/helpers/floors.py puts a floor under
@@ -119,6 +119,23 @@ def engine_key(candidate):
 
 def across(per_root: list[list], limit: int) -> list:
     """A limited answer from each root's candidates (roots in answer order):
-    every root's first, then every root's second, and so on, cut at ``limit``."""
-    rounds = max(map(len, per_root), default=0)
-    return [keys[n] for n in range(rounds) for keys in per_root if n < len(keys)][:limit]
+    every root's first, then every root's second, and so on, cut at
+    ``limit``. A candidate two roots can give (one made of sharing
+    providers only) is taken once, by the first root to reach it: a root
+    whose next candidate was taken gives the one after it."""
+    taken: set = set()
+    answer: list = []
+    streams = [iter(keys) for keys in per_root]
+    while streams and len(answer) < limit:
+        going = []
+        for stream in streams:
+            key = next((k for k in stream if k not in taken), None)
+            if key is None:
+                continue  # this root has nothing left
+            taken.add(key)
+            answer.append(key)
+            going.append(stream)
+            if len(answer) == limit:
+                break
+        streams = going
+    return answer

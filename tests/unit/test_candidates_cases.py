@@ -5,8 +5,8 @@ searched, the answer compared by provider names."""
 import pytest
 
 from placer.candidates import search
-from placer.candidates.parser import parse_query
 from placer.http import query as http_query
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import candidate_cases
 from tests.helpers.candidate_cases.model import version_tuple
 from tests.helpers.snapshots import World, agg, named

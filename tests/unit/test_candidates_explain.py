@@ -11,9 +11,9 @@ from placer.candidates.explanation import filters, render
 from placer.candidates.explanation.provider import own_failures
 from placer.candidates.explanation.steps import Step
 from placer.candidates.explanation.unit_rules import RULES
-from placer.candidates.parser import parse_query
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.floors import answered, at_least
 from tests.helpers.worlds import queries, worlds
 

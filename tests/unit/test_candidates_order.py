@@ -1,14 +1,16 @@
-"""The candidate order's scores and ranks (candidates/order.py), and the
-threshold walk over per-class lists (candidates/ranking.py) against a sort
-of every tree, on an in-memory store."""
+"""The tree score (model/scores.py), the candidate order's ranks
+(candidates/order.py), and the threshold walk over per-class lists
+(candidates/ranking.py) against a sort of every tree, on an in-memory
+store."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placer.candidates.order import MISSING, Order, free_per_mille, from_conf, tree_scores
+from placer.candidates.order import MISSING, Order, from_conf, holdings
 from placer.candidates.ranking import Ranking, Term
 from placer.candidates.snapshot import Inventory, Provider
+from placer.model.scores import free_per_mille, tree_scores
 from tests.helpers.api import make_conf
 
 
@@ -25,7 +27,7 @@ def test_tree_scores_sum_the_trees_providers():
                      usages={"VCPU": used}) for i, used in ((2, 6), (3, 1))]
     root = Provider(1, "u1", "root", None, 1,
                     inventories={"DISK_GB": Inventory(100, reserved=10, allocation_ratio=2.0)})
-    assert tree_scores([root, *numa]) == {
+    assert tree_scores(holdings([root, *numa])) == {
         "VCPU": (free_per_mille(16, 7), 7),  # the most free on one provider: 7
         "DISK_GB": (1000, 180)}
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from placer.candidates import domains, render, search, solver
-from placer.candidates.parser import parse_query
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.brute_force import answers, key, root_ok, valid
 from tests.helpers.snapshots import World
 from tests.helpers.worlds import SETTINGS, engine_key, queries, worlds

@@ -3,8 +3,8 @@
 import pytest
 
 from placer import exceptions
-from placer.candidates.parser import parse_query
 from placer.candidates.precheck import check_names, satisfiable_alone
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.snapshots import World, agg
 
 CLASSES = {"VCPU", "DISK_GB"}

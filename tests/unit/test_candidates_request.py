@@ -7,7 +7,7 @@ newlines of the detail show as spaces, hence the ``flat`` helper.
 import pytest
 
 from placer import exceptions
-from placer.candidates.parser import parse_query
+from placer.schemas.allocation_candidates import parse_query
 
 AGG1 = "11111111-1111-1111-1111-111111111111"
 AGG2 = "22222222-2222-2222-2222-222222222222"

@@ -2,10 +2,10 @@
 ids, and which sharing providers may serve instead of the tree."""
 
 from placer.candidates.explanation.unit_rules import RULES
-from placer.candidates.parser import parse_query
 from placer.candidates.root_plan import RootPlan
 from placer.candidates.store import Names
 from placer.model import inventory
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.snapshots import World, agg
 
 NAMES = Names(classes={"VCPU": 1, "DISK_GB": 2}, traits={"CUSTOM_A": 10, "CUSTOM_B": 11},

@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from placer.candidates import search
-from placer.candidates.parser import parse_query
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.snapshots import World
 
 

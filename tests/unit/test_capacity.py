@@ -5,7 +5,7 @@ database property tests compare it with brute force on every backend)."""
 from unittest import mock
 
 from placer.candidates import capacity
-from placer.candidates.parser import parse_query
+from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.snapshots import World
 
 

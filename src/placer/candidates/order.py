@@ -3,8 +3,8 @@
 ``id`` walks roots by provider id (the reference's order) and ``random`` in
 a random order. ``spread`` and ``pack`` rank each tree by what is free of
 the requested classes on its own providers: per class, the free share of
-the tree's capacity in per mille (an integer, so that ties and order are
-the same on every backend), which makes classes in different units
+the tree's capacity in per mille (model/scores.py, the rule the stored
+scores follow too), which makes classes in different units
 comparable without the min-max normalisation over the hosts weighed that
 Nova's weighers do and an index cannot keep. A tree's rank is the
 weighted sum of one term per requested class, lower first:
@@ -28,40 +28,24 @@ over-commit.
 """
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from placer.candidates.snapshot import Provider
+from placer.model.scores import FULL, tree_scores
 
 ORDERS = ("id", "random", "spread", "pack")
 SCORED = ("spread", "pack")
-FULL = 1000  # free per mille of an empty tree
 MISSING = FULL + 1  # the term of a requested class the tree does not hold
 WEIGHT_UNIT = 1000  # weights are kept in thousandths: integer ranks
 
 
-def free_per_mille(capacity: int, used: int) -> int:
-    """The free share of ``capacity`` in per mille, rounded down (0 when
-    over-committed or without capacity)."""
-    if capacity <= 0:
-        return 0
-    return min(FULL, max(capacity - used, 0) * FULL // capacity)
-
-
-def tree_scores(providers: Iterable[Provider]) -> dict[str, tuple[int, int]]:
-    """class -> (free per mille over these providers, the most free of one of
-    them), for the classes they hold: the stored score of a tree."""
-    capacity: dict[str, int] = {}
-    used: dict[str, int] = {}
-    largest: dict[str, int] = {}
+def holdings(providers: Iterable[Provider]) -> Iterator[tuple[str, int, int]]:
+    """(class, capacity, used) of each inventory of these providers: what
+    their score (model/scores.py: tree_scores) is computed from."""
     for p in providers:
         for rc, inv in p.inventories.items():
-            u = p.usages.get(rc, 0)
-            capacity[rc] = capacity.get(rc, 0) + inv.capacity
-            used[rc] = used.get(rc, 0) + u
-            largest[rc] = max(largest.get(rc, 0), inv.capacity - u)
-    return {rc: (free_per_mille(capacity[rc], used[rc]), max(largest[rc], 0))
-            for rc in capacity}
+            yield rc, inv.capacity, p.usages.get(rc, 0)
 
 
 @dataclass(frozen=True)
@@ -96,7 +80,8 @@ class Order:
         return sum(self.weight(rc) * self.term(free.get(rc)) for rc in classes)
 
     def tree_rank(self, providers: Iterable[Provider], classes: Iterable[str]) -> int:
-        return self.rank({rc: f for rc, (f, _) in tree_scores(providers).items()}, classes)
+        return self.rank({rc: f for rc, (f, _) in tree_scores(holdings(providers)).items()},
+                         classes)
 
     def provider_rank(self, provider: Provider, classes: Iterable[str]) -> int:
         return self.tree_rank([provider], classes)

@@ -1,5 +1,6 @@
 """What the candidate engine is asked: a whole query (CandidateRequest) and
-its request groups, as parser.py builds them from a query string."""
+its request groups, as schemas/allocation_candidates.py parses them from a query
+string."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field

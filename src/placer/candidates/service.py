@@ -13,6 +13,13 @@ in_tree targets) are loaded once per request and join every batch.
 Explain needs every tree that could hold part of an answer, to count what
 each constraint removes: a read of the relevant part of the cloud, fine
 for an operator's question, not for the scheduler's path.
+
+This module is the one door into candidates/: handlers, the CLI, conf and
+shapes import it and nothing else of the package (db/ implements the Store
+of store.py over the types of request.py and snapshot.py; schemas/ parses a
+query into a request.CandidateRequest). The import contracts of
+pyproject.toml ([tool.importlinter], run by lint-imports and
+tests/unit/test_layers.py) keep the rest of the package behind it.
 """
 
 import random
@@ -22,21 +29,40 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from placer import exceptions
-from placer.candidates import batches, capacity, explanation, precheck, ranking, search, solver
+from placer.candidates import (
+    batches,
+    capacity,
+    explanation,
+    precheck,
+    ranking,
+    render,
+    search,
+    solver,
+)
+from placer.candidates import order as _order
 from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
 from placer.candidates.domains import Layout
+from placer.candidates.explanation import render as explanation_render
 from placer.candidates.explanation.steps import Explanation
 from placer.candidates.order import BY_ID, Order
-from placer.candidates.parser import parse_query
 from placer.candidates.request import CandidateRequest
 from placer.candidates.root_plan import RootPlan
 from placer.candidates.snapshot import Provider, Snapshot
 from placer.candidates.store import Names, Store
-from placer.microversions import Version
 
 T = TypeVar("T")
 # runs a function on a Store inside one read transaction
 Reader = Callable[[Callable[[Store], T]], T]
+
+# --- the door: what callers outside candidates/ use, besides find, explain,
+# count_copies, asks_for_resources and the types above (CandidateRequest, Store,
+# Order, Explanation) and below (Timings)
+Count = capacity.Count  # how many copies of a request fit, per root and in all
+ORDERS = _order.ORDERS  # [placer] candidate_order's choices
+order_from_conf = _order.from_conf  # the candidate order [placer] asks for
+check_order_weights = _order.check_weights  # [placer] candidate_order_weights, at start-up
+candidates_body = render.body  # GET /allocation_candidates' answer body
+explanation_body = explanation_render.body  # GET /allocation_candidates/explain's
 
 
 @dataclass
@@ -94,9 +120,6 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
         timings.searched = True
     return candidates, search.summary_providers(candidates, request.nested_aware)
 
-
-# what handlers, the CLI and conf use of the count: through this door
-Count = capacity.Count
 
 
 def asks_for_resources(pairs: list[tuple[str, str]]) -> bool:
@@ -346,14 +369,14 @@ def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:
     return snapshot
 
 
-def explain_query(read: Reader, pairs: list[tuple[str, str]], version: Version,
-                  max_candidates: int = -1, order: Order = BY_ID,
-                  strategy: str = "depth-first") -> Explanation:
-    """The explain answer for a candidates query (``provider=<uuid>`` adds the
-    report on that provider and its tree). BadRequest for what GET
-    /allocation_candidates answers 400, and for an unknown provider."""
-    pairs, provider = explanation.split_query(pairs)
-    request = parse_query(pairs, version)
+def explain(read: Reader, request: CandidateRequest, provider: str | None = None,
+            max_candidates: int = -1, order: Order = BY_ID,
+            strategy: str = "depth-first") -> Explanation:
+    """The explain answer for a candidates request (``provider``: the uuid of a
+    provider to report on, with its tree; schemas/allocation_candidates.py's
+    parse_explain_query reads both from explain's query). BadRequest where
+    GET /allocation_candidates answers 400 for an unknown name, and for an
+    unknown provider."""
     snapshot, around, provider = read(lambda store: _explain_snapshots(store, request, provider))
     return explanation.explain(request, snapshot, provider=provider,
                                provider_snapshot=around, max_candidates=max_candidates,

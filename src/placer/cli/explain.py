@@ -14,12 +14,11 @@ import sys
 import prettytable
 
 from placer import exceptions, microversions
-from placer.candidates import order as placer_order
 from placer.candidates import service
-from placer.candidates.explanation import render
 from placer.db import candidates as db_candidates
 from placer.db import engine as db_engine
 from placer.http import query
+from placer.schemas import allocation_candidates as candidates_schema
 
 PROG = "placement-manage explain"
 
@@ -40,19 +39,20 @@ def run(conf) -> int:
         version = _microversion(conf.command.microversion)
         # read as the API reads its query string, so the same 400s follow
         pairs = query.parse(conf.command.query.lstrip("?").encode("utf-8", "surrogateescape"))
+        request, provider = candidates_schema.parse_explain_query(pairs, version)
         db = db_engine.Database(db_engine.engine_for(conf))
         try:
-            result = service.explain_query(
-                db_candidates.reader(db), pairs, version,
+            result = service.explain(
+                db_candidates.reader(db), request, provider,
                 max_candidates=conf.placement.max_allocation_candidates,
                 strategy=conf.placement.allocation_candidates_generation_strategy,
-                order=placer_order.from_conf(conf))
+                order=service.order_from_conf(conf))
         finally:
             db.dispose()
     except exceptions.BadRequest as exc:
         print(f"{PROG}: {exc.detail}", file=sys.stderr)
         return 1
-    print(report(render.body(result)))
+    print(report(service.explanation_body(result)))
     return 0
 
 

@@ -5,14 +5,15 @@ and the exit codes are the same: 0 success, 1 warning, 2 failure, 255 when a
 check itself blew up (e.g. the database is not migrated).
 """
 
+import argparse
 import sys
 
 from oslo_config import cfg
 from oslo_upgradecheck import common_checks, upgradecheck
 
 import placer
-from placer.candidates import order as placer_order
-from placer.cli.manage import cli_config, parse_args
+from placer.candidates import service
+from placer.cli.manage import cli_config, cli_parser, parse_args
 from placer.db import data_migrations, scores
 from placer.db import engine as db_engine
 
@@ -58,25 +59,27 @@ class Checks(upgradecheck.UpgradeCommands):
         return common_checks.check_policy_json(self, self.conf)
 
     def _check_scores(self) -> upgradecheck.Result:
-        # Placer's own: the trees' scores of the spread and pack orders
-        order = placer_order.from_conf(self.conf)
-        if not self._read(scores.present):
-            if order.scored:
-                return upgradecheck.Result(
-                    upgradecheck.Code.WARNING,
-                    details=f"[placer] candidate_order is {order.name} but the score tables "
-                            "are missing: candidates come in id order until "
-                            "'placement-manage db sync' creates them.")
+        # Placer's own: the trees' scores, read (and kept) only by the spread
+        # and pack orders; under id or random they are left as they are
+        order = service.order_from_conf(self.conf)
+        if not order.scored:
             return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        if not self._read(scores.present):
+            return upgradecheck.Result(
+                upgradecheck.Code.WARNING,
+                details=f"[placer] candidate_order is {order.name} but the score tables "
+                        "are missing: candidates come in id order until "
+                        "'placement-manage db sync' creates them.")
         stale = self._read(scores.stale)
         if stale:
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,
                 details=f"The scores of {stale} provider trees do not match their "
-                        "inventories and allocations (written by another service, such as "
-                        "the reference Placement, or with SQL): the spread and pack "
-                        "candidate orders rank those trees by old scores. Run "
-                        "'placement-manage scores rebuild'.")
+                        "inventories and allocations (written while an API node ran "
+                        "another candidate order, or by another service such as the "
+                        f"reference Placement, or with SQL): {order.name} ranks those trees "
+                        "by old scores. placement-api makes them exact when it starts; "
+                        "or run 'placement-manage scores rebuild'.")
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     _upgrade_checks = (
@@ -85,6 +88,13 @@ class Checks(upgradecheck.UpgradeCommands):
         ("Policy File JSON to YAML Migration", _check_policy_json),
         ("Candidate Order Scores", _check_scores),
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """placement-status's command line (docs/operator/commands.md renders it)."""
+    conf = cli_config()
+    upgradecheck.register_cli_options(conf, Checks(conf))
+    return cli_parser(conf, PROG, ["upgrade", "check"])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -125,10 +125,11 @@ def for_provider(conn: Connection, provider_id: int):
 
 def delete_for_consumer(conn: Connection, uuid: str) -> None:
     # like the reference, no generation moves: the trees are noted for their scores
-    scores.touch(conn, *conn.execute(
-        sa.select(rp_t.c.root_provider_id).distinct()
-        .join(allocations, allocations.c.resource_provider_id == rp_t.c.id)
-        .where(allocations.c.consumer_id == uuid)).scalars())
+    if scores.touching(conn):
+        scores.touch(conn, *conn.execute(
+            sa.select(rp_t.c.root_provider_id).distinct()
+            .join(allocations, allocations.c.resource_provider_id == rp_t.c.id)
+            .where(allocations.c.consumer_id == uuid)).scalars())
     result = conn.execute(allocations.delete().where(allocations.c.consumer_id == uuid))
     if result.rowcount == 0:
         raise exceptions.NotFound(f"No allocations for consumer '{uuid}'")

@@ -264,15 +264,26 @@ class Database:
     that cannot be reached is ``DatabaseUnavailable`` (503) meanwhile.
     """
 
-    def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None):
+    def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None,
+                 keep_scores: bool = False):
         self.engine = engine
         self._prepare = prepare
         self._prepare_lock = threading.Lock()
-        self._keeps_scores: bool | None = None
+        self._keep_scores = keep_scores
+        self._keeps_scores: bool | None = None if keep_scores else False
+
+    def keeping_scores(self, keep: bool) -> "Database":
+        """This database, with the trees' scores kept by its writes or not
+        (only the spread and pack orders read them: under id, a write
+        pays nothing for them)."""
+        if keep == self._keep_scores:
+            return self
+        return Database(self.engine, self._prepare, keep)
 
     def keeps_scores(self, conn: Connection) -> bool:
-        """Whether the database has the trees' score tables (looked up once:
-        placement-manage scores drop is for a stopped service)."""
+        """Whether this database keeps the trees' scores: asked to, and the
+        score tables are there (looked up once: placement-manage scores drop
+        is for a stopped service)."""
         if self._keeps_scores is None:
             self._keeps_scores = scores.present(conn)
         return self._keeps_scores
@@ -306,7 +317,8 @@ class Database:
             raise _unavailable(exc) from exc
         touched: set[int] = set()  # trees whose scores the write changes (db/scores.py)
         if write:
-            conn = conn.execution_options(placer_write=True, placer_touched=touched)
+            options = {"placer_touched": touched} if self._keep_scores else {}
+            conn = conn.execution_options(placer_write=True, **options)
         try:
             with conn.begin():
                 yield conn

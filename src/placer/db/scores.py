@@ -1,6 +1,9 @@
-"""The stored scores of trees, which spread and pack walk (candidates/order.py
-says what they are): kept exact by every write Placer makes, in the
-write's own transaction, and checked against the providers' generations.
+"""The stored scores of trees, which spread and pack walk (model/scores.py
+says what they are): kept exact, while one of those orders is configured,
+by every write Placer makes, in the write's own transaction, and checked
+against the providers' generations. Under ``id`` or ``random`` writes pay
+nothing for them and leave them stale; a server started with spread or
+pack makes them exact first (``make_exact``).
 
 A write names the trees it changes (``touch``: every generation bump,
 provider creation, re-parenting and deletion); ``Database`` recomputes
@@ -17,9 +20,9 @@ from collections.abc import Iterable, Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from placer.candidates.order import FULL, free_per_mille
 from placer.db import tables as t
 from placer.model.inventory import capacity
+from placer.model.scores import FULL, tree_scores
 
 rp_t, inv_t, alloc_t = t.resource_providers, t.inventories, t.allocations
 scores_t, versions_t = t.tree_scores, t.tree_versions
@@ -40,10 +43,15 @@ def split_key(key: int) -> tuple[int, int]:
     return key >> ID_BITS, key & ((1 << ID_BITS) - 1)
 
 
+def touching(conn: Connection) -> bool:
+    """Whether this write keeps the scores of the trees it changes (only
+    while an order that reads them is configured: ``Database``)."""
+    return "placer_touched" in conn.get_execution_options()
+
+
 def touch(conn: Connection, *root_ids: int | None) -> None:
     """Note trees whose scores this write changes (refreshed before commit;
-    a connection outside ``Database.transaction`` keeps none: its writes
-    are left stale)."""
+    a write that does not keep them leaves them stale)."""
     touched = conn.get_execution_options().get("placer_touched")
     if touched is not None:
         touched.update(r for r in root_ids if r is not None)
@@ -88,6 +96,17 @@ def rebuild(conn: Connection) -> int:
         _insert(conn, scores, versions)
         trees += len(versions)
     return trees
+
+
+def make_exact(conn: Connection) -> int:
+    """Rebuild every tree's scores if any is stale; the number of trees
+    rebuilt (0: they were exact). The first statement locks the migration
+    row of Placer's tables, so that workers starting together rebuild
+    once: the others wait, then find the scores exact."""
+    conn.exec_driver_sql(f"UPDATE {VERSION_TABLE} SET version_num = version_num")
+    if not stale(conn):
+        return 0
+    return rebuild(conn)
 
 
 def stale(conn: Connection) -> int:
@@ -161,7 +180,7 @@ def _compute(conn: Connection, query: sa.Select, params: dict
              ) -> tuple[list[dict], list[dict], dict[int, str]]:
     """(score rows, version rows, root -> its score rows as stored) of the
     trees the query selects, in one read."""
-    totals: dict[tuple[int, int], list[int]] = {}  # (root, class) -> [capacity, used, largest]
+    holdings: dict[int, list[tuple[int, int, int]]] = {}  # root -> (class, capacity, used)
     trees: dict[int, list[int]] = {}  # root -> [providers, generations, ids, used]
     before: dict[int, str] = {}
     seen: set[int] = set()
@@ -172,6 +191,7 @@ def _compute(conn: Connection, query: sa.Select, params: dict
         tree = trees.get(root)
         if tree is None:
             tree = trees[root] = [0, 0, 0, 0]
+            holdings[root] = []
         if rp not in seen:
             seen.add(rp)
             tree[0] += 1
@@ -179,26 +199,21 @@ def _compute(conn: Connection, query: sa.Select, params: dict
             tree[2] += rp
         if rc is None:
             continue
-        cap, in_use = capacity(total, reserved, ratio), int(in_use or 0)
+        in_use = int(in_use or 0)
         tree[3] += in_use
-        entry = totals.get((root, rc))
-        if entry is None:
-            totals[root, rc] = [cap, in_use, cap - in_use]
-        else:
-            entry[0] += cap
-            entry[1] += in_use
-            entry[2] = max(entry[2], cap - in_use)
-    scores = []
-    for (root, rc), (cap, in_use, largest) in sorted(totals.items()):
-        free = free_per_mille(cap, in_use)
-        scores.append({"root_id": root, "resource_class_id": rc, "free": free,
-                       "largest": min(max(largest, 0), BIG),
-                       "pack_key": walk_key(free, root), "spread_key": walk_key(FULL - free, root)})
+        holdings[root].append((rc, capacity(total, reserved, ratio), in_use))
+    scores: list[dict] = []
     held: dict[int, list[int]] = {}
-    for root, rc in sorted(totals):
-        held.setdefault(root, []).append(rc)
+    for root in sorted(holdings):
+        per_class = tree_scores(holdings[root])
+        held[root] = sorted(per_class)
+        for rc in held[root]:
+            free, largest = per_class[rc]
+            scores.append({"root_id": root, "resource_class_id": rc, "free": free,
+                           "largest": min(largest, BIG), "pack_key": walk_key(free, root),
+                           "spread_key": walk_key(FULL - free, root)})
     versions = [{"root_id": root, "providers": n, "generations": gens, "ids": ids, "used": used,
-                 "classes": _ints(held.get(root, []))}
+                 "classes": _ints(held[root])}
                 for root, (n, gens, ids, used) in sorted(trees.items())]
     return scores, versions, before
 

@@ -9,13 +9,12 @@ its tree; its answer is candidates/explanation's funnel.
 import falcon
 
 from placer import collector
-from placer.candidates import order, render, service
-from placer.candidates.explanation import render as explanation_render
-from placer.candidates.parser import parse_query
+from placer.candidates import service
 from placer.db import candidates as db
 from placer.http import metrics, query, util
 from placer.http.negotiation import returns_json
 from placer.http.request import Request
+from placer.schemas import allocation_candidates as schema
 
 
 @returns_json
@@ -24,9 +23,9 @@ from placer.http.request import Request
 @collector.paused()
 def list_candidates(req: Request, resp: falcon.Response):
     version = util.version(req)
-    request = parse_query(query.pairs(req), version)
+    request = schema.parse_query(query.pairs(req), version)
     conf = req.context.conf.placement
-    in_order = order.from_conf(req.context.conf)
+    in_order = service.order_from_conf(req.context.conf)
     timings = service.Timings() if metrics.enabled(req.context.conf) else None
     candidates, summaries = db.reader(req.context.db)(lambda store: service.find(
         store, request, max_candidates=conf.max_allocation_candidates,
@@ -34,16 +33,17 @@ def list_candidates(req: Request, resp: falcon.Response):
         timings=timings))
     metrics.observe_candidates(len(request.groups), len(candidates), timings)
     requested = set(request.resource_classes())
-    util.send_json(req, resp, render.body(candidates, summaries, requested, version))
+    util.send_json(req, resp, service.candidates_body(candidates, summaries, requested, version))
 
 
 @returns_json
 # a whole-cloud snapshot, freed with this function's locals inside the pause
 @collector.paused()
 def explain_candidates(req: Request, resp: falcon.Response):
-    result = service.explain_query(
-        db.reader(req.context.db), query.pairs(req), util.version(req),
+    request, provider = schema.parse_explain_query(query.pairs(req), util.version(req))
+    result = service.explain(
+        db.reader(req.context.db), request, provider,
         max_candidates=req.context.conf.placement.max_allocation_candidates,
         strategy=req.context.conf.placement.allocation_candidates_generation_strategy,
-        order=order.from_conf(req.context.conf))
-    util.send_json(req, resp, explanation_render.body(result))
+        order=service.order_from_conf(req.context.conf))
+    util.send_json(req, resp, service.explanation_body(result))

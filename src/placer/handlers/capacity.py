@@ -18,6 +18,7 @@ from placer.http import query, util
 from placer.http.negotiation import json_body, returns_json, takes_json
 from placer.http.request import Request
 from placer.microversions import Version
+from placer.schemas import allocation_candidates as candidates_schema
 from placer.schemas import capacity as schema
 from placer.schemas import resource_providers as providers_schema
 
@@ -36,7 +37,7 @@ def show_capacity(req: Request, resp: falcon.Response):
     if any(key == "group_by" for key, _ in pairs):
         raise exceptions.BadRequest("group_by is only for GET /capacity without resources.",
                                     code=exceptions.QUERYPARAM_BAD_VALUE)
-    request = service.parse_query(pairs, version)
+    request = candidates_schema.parse_query(pairs, version)
     budget = req.context.conf.placer.capacity_time_budget
     found = candidates_db.reader(req.context.db)(
         lambda store: next(service.count_copies(store, {"": request}, budget))[1])

@@ -16,6 +16,7 @@ from placer.http import (
     errors,
     health,
     metrics,
+    profiler,
     requestlog,
     routing,
     version_header,
@@ -78,8 +79,12 @@ def _unexpected(req, resp, ex: Exception, params) -> None:
 
 def make(db: Database, conf: cfg.ConfigOpts, routes: routing.Table):
     """The whole WSGI application serving the route table ``routes`` over
-    ``db``: the falcon app inside the middleware pipeline."""
-    return _pipeline(_api(db, conf, routes), conf, routes, db)
+    ``db``: the falcon app inside the middleware pipeline (and, with
+    ``[profiler] enabled``, osprofiler's middleware around it all, as the
+    reference places it)."""
+    tracing = profiler.setup(conf, db.engine)  # before _pipeline logs the options
+    app = _pipeline(_api(db, conf, routes), conf, routes, db)
+    return tracing(app) if tracing else app
 
 
 def _api(db: Database, conf: cfg.ConfigOpts, routes: routing.Table) -> falcon.App:

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import falcon.constants
 from falcon.routing import CompiledRouter
@@ -43,9 +43,6 @@ ROUTE_ENVIRON = "placer.route"
 UNMATCHED = "unmatched"  # any path outside the route table: never the raw path
 NO_VERSION = "none"  # refused before microversion negotiation (401, 413 ...)
 OTHER_METHOD = "other"  # a method name HTTP does not define
-
-if TYPE_CHECKING:  # the master imports this module before the app: keep it light
-    from placer.candidates.service import Timings
 
 LOG = logging.getLogger("placement.metrics")
 
@@ -156,7 +153,21 @@ def _groups_label(count: int) -> str:
     return str(count) if count < MAX_GROUPS_LABEL else f"{MAX_GROUPS_LABEL}+"
 
 
-def observe_candidates(groups: int, returned: int, timings: "Timings | None") -> None:
+class SearchTimes(Protocol):
+    """What a search's timings give (the candidate service's Timings, which
+    the handler hands in: this layer imports no candidates code)."""
+
+    @property
+    def load(self) -> float: ...
+
+    @property
+    def search(self) -> float: ...
+
+    @property
+    def searched(self) -> bool: ...
+
+
+def observe_candidates(groups: int, returned: int, timings: SearchTimes | None) -> None:
     """One answered GET /allocation_candidates; ``timings`` is None when
     metrics are off (the handler then asks for none), and this does nothing."""
     if timings is None:

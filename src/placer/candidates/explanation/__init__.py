@@ -26,17 +26,14 @@ funnel.py counts, provider.py reports on one provider, render.py writes
 the answer's body.
 """
 
-import uuid as uuidlib
-
-from placer import exceptions
 from placer.candidates import search
 from placer.candidates.explanation import funnel
 from placer.candidates.explanation import provider as provider_report
 from placer.candidates.explanation.steps import Explanation, OrderReport, RankedTree
-from placer.candidates.order import BY_ID, Order, tree_scores
+from placer.candidates.order import BY_ID, Order, holdings
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Snapshot
-from placer.model import query_values
+from placer.model.scores import tree_scores
 
 
 def explain(request: CandidateRequest, snapshot: Snapshot, *, provider: str | None = None,
@@ -73,20 +70,8 @@ def _order_report(request: CandidateRequest, snapshot: Snapshot, max_candidates:
     trees = []
     for root_id, count in counts.items():
         providers = snapshot.tree(root_id)
-        free = {rc: f for rc, (f, _) in tree_scores(providers).items() if rc in classes}
+        free = {rc: f for rc, (f, _) in tree_scores(holdings(providers)).items()
+                if rc in classes}
         trees.append(RankedTree(snapshot.get(root_id), count,
                                 order.tree_rank(providers, classes), free))
     return OrderReport(order, trees)
-
-
-def split_query(pairs: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], str | None]:
-    """(the candidates query, the ``provider`` uuid or None) from explain's
-    query pairs; BadRequest for a repeated or malformed ``provider``."""
-    values = [v for k, v in pairs if k == "provider"]
-    if len(values) > 1:
-        raise exceptions.BadRequest("Query parameter 'provider' may be specified only once.",
-                                    code=exceptions.ILLEGAL_DUPLICATE_QUERYPARAM)
-    if values:
-        query_values.check_uuid("provider", values[0], code=exceptions.QUERYPARAM_BAD_VALUE)
-    provider = str(uuidlib.UUID(values[0])) if values else None
-    return [(k, v) for k, v in pairs if k != "provider"], provider
