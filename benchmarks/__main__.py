@@ -75,6 +75,13 @@ scale scenario's databases, beside the scrapes of openstack-exporter and
 os-capacity against Placer and the reference:
 
     python -m benchmarks --start --scenario capacity --sizes 10000,100000 --reference /tmp/refvenv
+
+--scenario production (see benchmarks/production.py, whose options it takes)
+times Placer and the reference side by side on the same database, per
+backend: ratios against the targets, claims under concurrent writers, and
+throughput against workers:
+
+    python -m benchmarks --scenario production --backend postgresql --reference /tmp/refvenv
 """
 
 import argparse
@@ -400,12 +407,12 @@ def main_fill(args, argv: list[str]) -> int:
     return 0
 
 
-def _capacity_argv(argv: list[str]) -> list[str] | None:
-    """The arguments for benchmarks.capacity when ``argv`` asks for
-    ``--scenario capacity`` (which has options of its own), else None."""
+def _capacity_argv(argv: list[str], name: str = "capacity") -> list[str] | None:
+    """The arguments for benchmarks.<name> (capacity, production) when ``argv``
+    asks for ``--scenario <name>`` (which has options of its own), else None."""
     for i, arg in enumerate(argv):
-        if arg == "--scenario=capacity" or (arg == "--scenario" and argv[i + 1:i + 2] ==
-                                            ["capacity"]):
+        if arg == f"--scenario={name}" or (arg == "--scenario" and argv[i + 1:i + 2] ==
+                                           [name]):
             cut = 1 if "=" in arg else 2
             return [a for a in argv[:i] + argv[i + cut:] if a != "--start"]
     return None
@@ -416,6 +423,10 @@ def main(argv=None) -> int:
     capacity_argv = _capacity_argv(argv)
     if capacity_argv is not None:
         return capacity.main(capacity_argv)
+    production_argv = _capacity_argv(argv, "production")
+    if production_argv is not None:
+        from benchmarks import production
+        return production.main(production_argv)
     args = parse_args(argv)
     if args.scenario == "scale":
         return main_scale(args, argv)
