@@ -13,4 +13,4 @@ sh scripts/install.sh
 .venv/bin/reno lint  # releasenotes/notes: reno's sections, unique ids
 # Two pytest-xdist workers (PLACER_TEST_WORKERS): the stress tests run one
 # at a time on one of them (tests/conftest.py groups them); -n 0 runs serially.
-exec .venv/bin/python -m pytest -n "${PLACER_TEST_WORKERS:-2}" --dist loadgroup "$@"
+exec .venv/bin/python -m pytest -n "${PLACER_TEST_WORKERS:-2}" --dist loadgroup --durations=20 "$@"

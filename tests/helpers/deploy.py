@@ -8,6 +8,7 @@ pytest's temporary directories (root's, mode 700): these live in /var/tmp.
 """
 
 import contextlib
+import fcntl
 import http.client
 import json
 import os
@@ -65,8 +66,12 @@ def run(argv: list, **kwargs) -> subprocess.CompletedProcess:
 
 
 def build_sdist(out: Path) -> Path:
-    """Placer's source archive, as a release would publish it."""
-    run([ROOT / ".venv" / "bin" / "python", "-m", "build", "--sdist", "--outdir", out, ROOT])
+    """Placer's source archive, as a release would publish it. One build at
+    a time (setuptools stages the archive in the checkout itself, and two
+    test workers building at once remove each other's files)."""
+    with open(Path(tempfile.gettempdir()) / "placer-sdist.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        run([ROOT / ".venv" / "bin" / "python", "-m", "build", "--sdist", "--outdir", out, ROOT])
     (archive,) = out.glob("openstack_placement-*.tar.gz")
     return archive
 
