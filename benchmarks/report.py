@@ -404,6 +404,8 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
             line += (f"; the reference, openstack-placement {ref.get('openstack-placement')} "
                      f"with gunicorn {ref.get('gunicorn')}, Python {ref.get('python')}, "
                      f"SQLite {ref.get('sqlite')}, SQLAlchemy {ref.get('SQLAlchemy')}")
+        if d.get("database_version"):
+            line += f"; the database server: {d['database_version']}"
         out += [line + ".", ""]
     out += ["| run | benchmark | started (UTC) | finished (UTC) | commit | "
             "load average before / after |", "|---|---|---|---|---|---|"]
@@ -921,6 +923,28 @@ def _capacity_section(runs: list[Run]) -> list[str]:
     return out
 
 
+def _production_section(runs: list[Run]) -> list[str]:
+    """Placer against the reference on each database (benchmarks/production.py)."""
+    from benchmarks import production  # the scenario imports this module
+    data = [r.data for r in runs]
+    out = ["## On every database: how much faster, at what size", "",
+           "Placer and the reference serving the same database at the same time "
+           "(`python -m benchmarks.production`; runs " +
+           ", ".join(str(r.number) for r in runs) + " below), requests alternating "
+           "between them. A cell is Placer's median latency over the reference's, and "
+           "whether it meets the target (below 1: Placer is faster); claims: Placer's "
+           "successful claims per second over the reference's; at 100,000 providers, "
+           "Placer's median in ms against an absolute target.", "",
+           *production.summary_lines(data), ""]
+    if any(d.get("throughput") for d in data):
+        out += ["### Throughput against workers", "",
+                "Simulated boots (candidates with limit=1000, a claim on the chosen "
+                "candidate), quota checks and resource-tracker updates from a fixed number "
+                "of client threads for a fixed time: requests answered per second and the "
+                "99th percentile of their latency.", "", *production.throughput_lines(data), ""]
+    return out
+
+
 def _inventory_text(inventories: dict) -> str:
     parts = []
     for rc, inv in inventories.items():
@@ -941,13 +965,17 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     written: list[str] = []
     body = [COMMENT, "", "# Benchmark results", "",
             INTRO.format(ratio=REFERENCE_RATIO), ""]
+    production_runs = [r for r in runs if r.kind == "production"]
+    if production_runs:  # the answer to "how much faster, where": first
+        body += _production_section(production_runs)
     body += _runs_section(runs, argv, notes or [])
     # scale runs in a [placer] candidate_order have their own section
     order_runs = [r for r in runs if r.kind == "scale" and order_of(r)]
     scale_runs = [r for r in runs if r.kind == "scale" and not order_of(r)]
     fill_runs = [r for r in runs if r.kind == "fill"]
     capacity_runs = [r for r in runs if r.kind == "capacity"]
-    scenario_runs = [r for r in runs if r.kind not in ("scale", "fill", "capacity")]
+    scenario_runs = [r for r in runs
+                     if r.kind not in ("scale", "fill", "capacity", "production")]
     if scale_runs:
         body += _scale_section(scale_runs, out_dir, written, fmt)
     if scenario_runs:

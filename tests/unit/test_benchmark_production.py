@@ -329,3 +329,16 @@ def test_a_tiny_run_end_to_end(tmp_path):
     assert claims["violations"] == [] and claims["ok"] + claims["conflicts"] == 30
     (mix,) = data["throughput"]
     assert mix["server"] == "placer" and mix["requests"] > 0 and mix["errors"] == 0
+
+
+def test_the_results_page_opens_with_the_summary(tmp_path):
+    from benchmarks import report
+    paths = _results_files(tmp_path)
+    report.write(paths, tmp_path / "results", ["--out", "results", *paths])
+    page = (tmp_path / "results" / "index.md").read_text()
+    summary = page.index("## On every database: how much faster, at what size")
+    assert summary < page.index("## How they were measured")
+    assert "| limit=1000 | ≤ 0.2 | 0.050, met | 0.32, missed by 1.6x |" in page
+    assert "### Throughput against workers" in page
+    assert "the database server: PostgreSQL 15.14 (Debian 15.14-0+deb12u1)" in page
+    assert "## Scenarios" not in page  # production runs are not scenario runs
