@@ -429,6 +429,15 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
     return out
 
 
+def where_when(runs: list[Run]) -> str:
+    """The databases and days of ``runs``, for a plot's title: "SQLite, 2026-11-27"."""
+    backends = sorted({BACKENDS.get(b, b) for b in
+                       (run.data.get("backend", "sqlite") for run in runs)})
+    days = sorted({str(run.data.get("date", ""))[:10] for run in runs} - {""})
+    return ", ".join(backends + ([" to ".join(dict.fromkeys([days[0], days[-1]]))]
+                                 if days else []))
+
+
 def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
     rows = [row for run in runs for row in run.rows()]
     grouped = pairs(rows, lambda r: (r["shape"], r["size"]))
@@ -472,10 +481,10 @@ def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
         out += _scale_summary(by_size)
 
         latency = f"scale-{shape}-latency.{fmt}"
-        plot_by_size(out_dir / latency, f"Median latency, scale scenario ({shape})",
+        plot_by_size(out_dir / latency, f"Median latency, scale ({shape}), {where_when(runs)}",
                      "median latency, ms (log scale)", "median_ms", True, by_size)
         memory = f"scale-{shape}-memory.{fmt}"
-        plot_by_size(out_dir / memory, f"Peak worker RSS per query, scale scenario ({shape})",
+        plot_by_size(out_dir / memory, f"Peak worker RSS, scale ({shape}), {where_when(runs)}",
                      "peak RSS, MiB", "rss_peak_mb", False, by_size)
         written += [latency, memory]
         out += ["### Latency", "",
@@ -483,7 +492,7 @@ def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
                 f"Placer and the reference, log-log]({latency})", ""]
         if with_ref:
             ratio = f"scale-{shape}-ratio.{fmt}"
-            plot_ratios(out_dir / ratio, f"Placer / reference, scale scenario ({shape})",
+            plot_ratios(out_dir / ratio, f"Placer / reference, scale ({shape}), {where_when(runs)}",
                         {f"{size_text(s)} providers": [(p.query, p.ratio) for p in by_size[s]]
                          for s in with_ref})
             written.append(ratio)
@@ -561,7 +570,8 @@ def _scenarios_section(runs: list[Run], out_dir: Path, written: list[str],
         out += _scenarios_summary(compared)
         ratio = f"scenarios-ratio.{fmt}"
         bars = {g: [(f"{g}: {p.query}", p.ratio) for p in ps] for g, ps in compared.items()}
-        plot_ratios(out_dir / ratio, "Placer / reference, limited queries", bars)
+        plot_ratios(out_dir / ratio,
+                    f"Placer / reference, limited queries, {where_when(runs)}", bars)
         written.append(ratio)
         out += [f"![Placer/reference median latency of each limited query]({ratio})", ""]
     for group, group_pairs in grouped.items():
@@ -707,7 +717,7 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
     _plain_log_labels(ax.yaxis)
     _size_axis(ax, sorted({s for sizes in series.values() for s in sizes}))
     ax.set_ylabel("median latency, ms (log scale)")
-    ax.set_title("limit=1000 by candidate order and backend")
+    ax.set_title(f"limit=1000 by candidate order and backend, {where_when(runs)}")
     ax.legend(fontsize=8)
     _save(fig, out_dir / plot)
     written.append(plot)
@@ -867,9 +877,10 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
                     for c in checks[label]] + [""]
         stem = "fill-" + label.replace(", ", "-").replace(" ", "-")
         bars, use = f"{stem}-half.{fmt}", f"{stem}-ram-use.{fmt}"
-        plot_fill_bars(out_dir / bars, f"At half full, {label}", rows,
+        when = where_when([run for run in runs if any(r["run"] == run.number for r in rows)])
+        plot_fill_bars(out_dir / bars, f"At half full, {label}, {when}", rows,
                        first.get("largest", "largest"))
-        plot_fill_use(out_dir / use, f"Host RAM use at half full, {label}", rows)
+        plot_fill_use(out_dir / use, f"Host RAM use at half full, {label}, {when}", rows)
         written += [bars, use]
         out += [f"![At half full, per order: standard deviation of the hosts' RAM use, "
                 f"empty hosts, hosts fitting the largest flavor]({bars})", "",
