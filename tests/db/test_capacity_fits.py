@@ -129,8 +129,13 @@ def test_random_worlds_count_as_brute_force(store, data):
     _check(store, snap, data.draw(queries(snap)))
 
 
+# which drawn worlds are kept depends a little on the backend: with 60
+# examples PostgreSQL's run had 12 with an answer
+SHAPED_SETTINGS = settings(SETTINGS, max_examples=max(SETTINGS.max_examples, 100))
+
+
 @at_least(15)
-@SETTINGS
+@SHAPED_SETTINGS
 @given(data=st.data())
 def test_shaped_trees_count_as_brute_force(store, data):
     snap, request = data.draw(shaped())
