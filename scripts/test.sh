@@ -11,6 +11,6 @@ sh scripts/install.sh
 .venv/bin/lint-imports --no-cache  # the layers: [tool.importlinter] in pyproject.toml
 .venv/bin/sphinx-build -q -E -W -b html docs docs/_build/html
 .venv/bin/reno lint  # releasenotes/notes: reno's sections, unique ids
-# Two pytest-xdist workers (PLACER_TEST_WORKERS): the stress tests run one
-# at a time on one of them (tests/conftest.py groups them); -n 0 runs serially.
-exec .venv/bin/python -m pytest -n "${PLACER_TEST_WORKERS:-2}" --dist loadgroup --durations=20 "$@"
+# Two pytest-xdist workers (PLACER_TEST_WORKERS; -n 0 runs in one process);
+# every test makes its own databases, servers, ports and directories.
+exec .venv/bin/python -m pytest -n "${PLACER_TEST_WORKERS:-2}" --durations=20 "$@"

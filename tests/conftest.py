@@ -29,19 +29,6 @@ def pytest_configure(config):
         pass
 
 
-def pytest_collection_modifyitems(config, items):
-    # Under pytest-xdist (scripts/test.sh: two workers, --dist loadgroup) the
-    # stress tests, which load a multi-process server or a Galera cluster
-    # and time it, run one after another on one worker, never two at once;
-    # a deployment module's tests stay together on one worker, so that its
-    # module-scoped installs (kolla's image, DevStack's tree) are made once.
-    for item in items:
-        if item.get_closest_marker("stress"):
-            item.add_marker(pytest.mark.xdist_group("stress"))
-        elif item.path.parent.name == "deployment":
-            item.add_marker(pytest.mark.xdist_group(f"deployment-{item.path.stem}"))
-
-
 @pytest.fixture(autouse=True)
 def _processes_are_marked(request, monkeypatch):
     """A test that starts a process carries ``@pytest.mark.processes``, so that

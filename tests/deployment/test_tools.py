@@ -43,7 +43,10 @@ cp -r placement/etc/placement/* etc/placement/
 """
 
 
-@pytest.fixture(scope="module")
+# session-scoped: the tests using it are ordered by backend across modules,
+# and a module-scoped install was torn down and made again (about a minute
+# each) whenever another module's test came between two of them
+@pytest.fixture(scope="session")
 def image():
     """A directory laid out as kolla's placement image: ``placement`` (the
     unpacked source), ``venv`` (Placer and uwsgi, from the sdist, under the
@@ -436,7 +439,7 @@ def test_openstack_helm_uwsgi(image, database, tmp_path):
 
 # --- DevStack -------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # as image
 def devstack():
     """DevStack's install: the source tree (a copy of this one) installed
     editable (``setup_develop``) with the upper-constraints into a global venv
