@@ -74,8 +74,9 @@ def open_database(conf) -> db_engine.Database:
     engine = db_engine.engine_for(conf)
     try:
         db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
-        db = db_engine.Database(engine, keep_scores=scored(conf))
-        prepare_database(db, db_conf.sync_on_startup, scored(conf))
+        keep = scored(conf)
+        db = db_engine.Database(engine, keep_scores=keep)
+        prepare_database(db, db_conf.sync_on_startup, keep)
     except BaseException:
         engine.dispose()
         raise

@@ -121,7 +121,6 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     return candidates, search.summary_providers(candidates, request.nested_aware)
 
 
-
 def asks_for_resources(pairs: list[tuple[str, str]]) -> bool:
     """Whether a query string's pairs name resources (a candidates query)."""
     return any(key.startswith("resources") for key, _ in pairs)
