@@ -1,5 +1,5 @@
 """A tiny builder for hand-made snapshots, shared by the candidate tests
-(tests/unit/test_candidates_cases.py builds each case's world with it)."""
+(tests/unit/candidates/test_cases.py builds each case's world with it)."""
 
 import uuid
 

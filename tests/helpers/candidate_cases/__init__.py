@@ -5,7 +5,7 @@ docs.py, behaviour checked case by case against the reference in
 semantics.py.
 
 Two drivers run every case: against the engine
-(tests/unit/test_candidates_cases.py) and over HTTP
+(tests/unit/candidates/test_cases.py) and over HTTP
 (tests/functional/test_allocation_candidates_cases.py).
 """
 
