@@ -17,6 +17,18 @@ from placer.candidates.snapshot import Provider, Snapshot
 
 # (provider, roots it may be anchored to) for one slot
 Options = list[tuple[Provider, Iterable[int]]]
+# (ids of providers meeting member_of, root id of in_tree) of one group
+Scope = tuple[set[int], int | None]
+# what makes two groups alike: resources, trait clauses, forbidden traits,
+# member_of, forbidden aggregates, in_tree
+Signature = tuple[
+    tuple[tuple[str, int], ...],
+    tuple[frozenset[str], ...],
+    frozenset[str],
+    tuple[frozenset[str], ...],
+    frozenset[str],
+    str | None,
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +49,7 @@ class Layout:
     """
 
     def __init__(self, request: CandidateRequest):
-        slots = []
+        slots: list[Slot] = []
         for group in request.groups:
             if group.suffix:
                 slots.append(Slot(group.suffix, dict(group.resources), True, group))
@@ -68,12 +80,13 @@ class Problem:
 def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot) -> list[Problem]:
     """One Problem per viable anchor, anchors in id order."""
     options: list[Options] = []
-    scopes: dict[int, tuple] = {}
-    seen: dict[tuple, Options] = {}  # identical groups (eight VGPU:1...) share their options
+    scopes: dict[int, Scope] = {}
+    seen: dict[Signature, Options] = {}  # identical groups (eight VGPU:1...) share their options
     for group in request.groups:
-        scopes[id(group)] = group_scope(group, snapshot)
-        if scopes[id(group)] is None:
+        scope = group_scope(group, snapshot)
+        if scope is None:
             return []  # upstream gives up on the whole request
+        scopes[id(group)] = scope
     for slot in layout.slots:
         group = slot.group
         members, tree_root = scopes[id(group)]
@@ -100,7 +113,7 @@ def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot
                 lists[index].append(provider)
 
     unsuffixed = [i for i, s in enumerate(layout.slots) if not s.granular]
-    problems = []
+    problems: list[Problem] = []
     for anchor in sorted(by_anchor):
         lists = by_anchor[anchor]
         if not all(lists):
@@ -112,7 +125,7 @@ def build_problems(request: CandidateRequest, layout: Layout, snapshot: Snapshot
     return problems
 
 
-def signature(group: RequestGroup) -> tuple:
+def signature(group: RequestGroup) -> Signature:
     """What makes two groups alike (all but the suffix)."""
     return (
         tuple(group.resources.items()),
@@ -124,7 +137,7 @@ def signature(group: RequestGroup) -> tuple:
     )
 
 
-def group_scope(group: RequestGroup, snapshot: Snapshot):
+def group_scope(group: RequestGroup, snapshot: Snapshot) -> Scope | None:
     """(ids of providers meeting member_of, root id of in_tree), or None when
     upstream would find nothing at all: an unknown in_tree provider, or no
     provider meeting member_of."""
@@ -146,17 +159,18 @@ def group_scope(group: RequestGroup, snapshot: Snapshot):
     return members, tree_root
 
 
-def _granular_options(group, snapshot, members, tree_root) -> Options:
+def _granular_options(group: RequestGroup, snapshot: Snapshot, members: set[int],
+                      tree_root: int | None) -> Options:
     clauses = group.trait_clauses
     if not group.resources:
         if not (clauses or group.member_of):
             # Upstream finds no provider for a resourceless group that has no
             # positive trait or aggregate filter (in_tree is ignored there too).
             return []
-        providers = snapshot.providers.values()
+        providers: Iterable[Provider] = snapshot.providers.values()
     else:
         providers = snapshot.with_class(next(iter(group.resources)))
-    result = []
+    result: Options = []
     for p in providers:
         if (
             (group.member_of and p.id not in members)
@@ -174,7 +188,8 @@ def _granular_options(group, snapshot, members, tree_root) -> Options:
     return result
 
 
-def _unsuffixed_options(group, rc, amount, snapshot, members, tree_root) -> Options:
+def _unsuffixed_options(group: RequestGroup, rc: str, amount: int, snapshot: Snapshot,
+                        members: set[int], tree_root: int | None) -> Options:
     """Providers for one class of the unsuffixed group, with their anchors.
 
     Aggregates on the anchor root count as the provider's own here (member_of
@@ -182,7 +197,7 @@ def _unsuffixed_options(group, rc, amount, snapshot, members, tree_root) -> Opti
     only when it meets member_of itself and no in_tree is given.
     """
     by_aggregate = group.member_of or group.forbidden_aggs
-    result = []
+    result: Options = []
     for p in snapshot.with_class(rc):
         if group.forbidden & p.traits or not p.fits(rc, amount):
             continue
@@ -198,13 +213,13 @@ def _unsuffixed_options(group, rc, amount, snapshot, members, tree_root) -> Opti
     return result
 
 
-def aggregates_ok(group: RequestGroup, p: Provider, root: Provider, members) -> bool:
+def aggregates_ok(group: RequestGroup, p: Provider, root: Provider, members: set[int]) -> bool:
     if group.member_of and p.id not in members and root.id not in members:
         return False
     return not (group.forbidden_aggs & (p.aggregates | root.aggregates))
 
 
-def _covers(clauses, providers: Iterable[Provider]) -> bool:
+def _covers(clauses: Iterable[frozenset[str]], providers: Iterable[Provider]) -> bool:
     traits: set[str] = set()
     for p in providers:
         traits |= p.traits

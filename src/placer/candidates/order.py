@@ -30,6 +30,7 @@ over-commit.
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from placer.candidates.snapshot import Provider
 from placer.model.scores import FULL, tree_scores
@@ -96,12 +97,14 @@ class Order:
 BY_ID = Order()
 
 
-def from_conf(conf) -> Order:
-    """The order ``conf`` asks for (``conf``: the whole configuration)."""
+def from_conf(conf: Any) -> Order:
+    """The order ``conf`` asks for (``conf``: the whole configuration, an
+    oslo.config ConfigOpts: Any, as this package imports no configuration
+    library)."""
     name = conf.placer.candidate_order
     if name is None:
         name = "random" if conf.placement.randomize_allocation_candidates else "id"
-    weights = {}
+    weights: dict[str, int] = {}
     for rc, value in conf.placer.candidate_order_weights.items():
         multiplier = float(value)  # checked at start-up (check_weights)
         weights[rc] = round(multiplier * WEIGHT_UNIT)

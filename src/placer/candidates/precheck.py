@@ -39,7 +39,8 @@ def check_names(
         for p in snapshot.providers.values()
     ):
         return False
-    alone: dict[tuple, bool] = {}  # identical groups (eight VGPU:1...) are tried once
+    # identical groups (eight VGPU:1...) are tried once
+    alone: dict[tuple[bool, domains.Signature], bool] = {}
     for group in request.groups:
         for rc in group.resources:
             if rc not in known_classes:

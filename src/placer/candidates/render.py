@@ -7,6 +7,7 @@ parent and root uuids from 1.29.
 """
 
 from collections.abc import Iterable
+from typing import Any
 
 from placer.candidates.search import Candidate
 from placer.candidates.snapshot import Provider
@@ -20,7 +21,7 @@ from placer.microversions import (
 )
 
 
-def allocation_request(candidate: Candidate, version: Version) -> dict:
+def allocation_request(candidate: Candidate, version: Version) -> dict[str, Any]:
     allocations = candidate.allocations()
     if version < ALLOCATIONS_DICT:
         return {"allocations": [{"resource_provider": {"uuid": uuid}, "resources": res}
@@ -33,10 +34,10 @@ def allocation_request(candidate: Candidate, version: Version) -> dict:
 
 
 def provider_summary(provider: Provider, tree: dict[int, Provider], requested: set[str],
-                     version: Version) -> dict:
+                     version: Version) -> dict[str, Any]:
     """``tree``: provider id -> provider, holding its parent and root (from 1.29)."""
     every, used = version >= ALL_SUMMARY_CLASSES, provider.usages
-    summary: dict = {"resources": {
+    summary: dict[str, Any] = {"resources": {
         rc: {"capacity": inv.capacity, "used": used.get(rc, 0)}
         for rc, inv in provider.inventories.items() if every or rc in requested}}
     if version >= CANDIDATES_REQUIRED:
@@ -49,7 +50,7 @@ def provider_summary(provider: Provider, tree: dict[int, Provider], requested: s
 
 
 def body(candidates: list[Candidate], summaries: Iterable[Provider], requested: set[str],
-         version: Version) -> dict:
+         version: Version) -> dict[str, Any]:
     """``summaries`` as search.summary_providers gives them: from 1.29 whole
     trees, so every parent and root is among them."""
     summaries = list(summaries)

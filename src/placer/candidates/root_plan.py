@@ -15,12 +15,30 @@ roots), or None.
 """
 
 from collections.abc import Iterable
+from typing import Literal
 
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider
 from placer.candidates.store import Names
 
 Sharing = tuple[tuple[int, ...], tuple[int, ...]] | None
+Ids = tuple[int, ...]
+# the steps of a plan, (kind, *arguments); placer.db.root_filter takes each
+# kind's arguments in this order
+RootHas = tuple[Literal["root_has"], Ids]  # trait ids
+RootLacks = tuple[Literal["root_lacks"], Ids]  # trait ids
+InTree = tuple[Literal["in_tree"], int]  # the target's root id
+NotInAggs = tuple[Literal["not_in_aggs"], Ids]  # aggregate ids
+MemberOf = tuple[Literal["member_of"], tuple[Ids, ...], Sharing]  # any-of sets of aggregate ids
+Traits = tuple[Literal["traits"], Ids, Sharing]  # one clause's trait ids
+# class id, amount, forbidden trait ids, forbidden aggregate ids
+Class = tuple[Literal["class"], int, int, Ids, Ids, Sharing]
+# (class id, amount)s, trait clauses, forbidden traits, member_of sets,
+# forbidden aggregates, in_tree root id
+Granular = tuple[Literal["granular"], tuple[tuple[int, int], ...], tuple[Ids, ...], Ids,
+                 tuple[Ids, ...], Ids, int | None, Sharing]
+Step = RootHas | RootLacks | InTree | NotInAggs | MemberOf | Traits | Class | Granular
+Plan = tuple[Step, ...]
 
 
 class RootPlan:
@@ -32,9 +50,10 @@ class RootPlan:
         self.request, self.names = request, names
         self.targets, self.sharing = targets, sharing
 
-    def plan(self) -> tuple:
+    def plan(self) -> Plan:
         request = self.request
-        plan = [("root_has", self._trait_ids([n])) for n in sorted(request.root_required)]
+        plan: list[Step] = [("root_has", self._trait_ids([n]))
+                            for n in sorted(request.root_required)]
         if request.root_forbidden:
             plan.append(("root_lacks", self._trait_ids(request.root_forbidden)))
         for group in request.groups:
@@ -45,7 +64,7 @@ class RootPlan:
                 plan += self._unsuffixed(group)
         return tuple(plan)
 
-    def _unsuffixed(self, group: RequestGroup) -> list:
+    def _unsuffixed(self, group: RequestGroup) -> list[Step]:
         # the sharing providers that may serve other trees for this group
         serving = [] if group.in_tree else [
             s for s in self.sharing
@@ -54,7 +73,7 @@ class RootPlan:
         # cheap and selective tests first: databases mostly keep this order
         by_class = {rc: sharing_form(s for s in serving if s.fits(rc, amount))
                     for rc, amount in group.resources.items()}
-        plan: list = []
+        plan: list[Step] = []
         if group.in_tree:
             plan.append(("in_tree", self.targets[group.in_tree]))
         if group.forbidden_aggs:
@@ -74,7 +93,7 @@ class RootPlan:
                          self.names.agg_ids(group.forbidden_aggs), by_class[rc]))
         return plan
 
-    def _granular(self, group: RequestGroup) -> tuple:
+    def _granular(self, group: RequestGroup) -> Granular:
         target = self.targets[group.in_tree] if group.in_tree else None
         serving = sharing_form(
             s for s in self.sharing

@@ -25,9 +25,11 @@ Semantics (those of the reference, checked against it):
 - Before 1.29 a candidate may not use two different providers of one tree.
 """
 
+import enum
 import itertools
 import random
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 from placer.candidates import domains, solver
 from placer.candidates.order import Order
@@ -35,7 +37,17 @@ from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import Provider, Snapshot
 
 STRATEGIES = ("depth-first", "breadth-first")
-_FROM_REQUEST = object()
+
+
+class _FromRequest(enum.Enum):
+    """The default ``limit``: the request's (None already means no limit)."""
+
+    FROM_REQUEST = enum.auto()
+
+
+_FROM_REQUEST: Final = _FromRequest.FROM_REQUEST
+# a candidate's allocations (uuid, class, amount) and mappings (suffix, uuids)
+_SharedKey = tuple[frozenset[tuple[str, str, int]], frozenset[tuple[str, frozenset[str]]]]
 
 
 class Candidate:
@@ -56,7 +68,7 @@ class Candidate:
     def groups(self) -> dict[str, list[tuple[Provider, dict[str, int]]]]:
         """For each group suffix (request order), the providers serving it and
         what each gives (``{}`` for a resourceless group)."""
-        result = {}
+        result: dict[str, list[tuple[Provider, dict[str, int]]]] = {}
         for suffix, indices in self.layout.groups:
             gives: dict[Provider, dict[str, int]] = {}
             for i in indices:
@@ -80,7 +92,7 @@ class Candidate:
     def mappings(self) -> dict[str, list[str]]:
         """suffix -> uuids of the providers satisfying that group."""
         providers = self.providers
-        result = {}
+        result: dict[str, list[str]] = {}
         for sfx, indices in self.layout.groups:
             if len(indices) == 1:
                 result[sfx] = [providers[indices[0]].uuid]
@@ -97,7 +109,7 @@ def find_candidates(
     request: CandidateRequest,
     snapshot: Snapshot,
     *,
-    limit=_FROM_REQUEST,
+    limit: int | None | _FromRequest = _FROM_REQUEST,
     max_candidates: int = -1,
     strategy: str = "depth-first",
     rng: random.Random | None = None,
@@ -124,7 +136,7 @@ def stream_candidates(
     request: CandidateRequest,
     batches: Iterable[Snapshot],
     *,
-    limit=_FROM_REQUEST,
+    limit: int | None | _FromRequest = _FROM_REQUEST,
     max_candidates: int = -1,
     strategy: str = "depth-first",
     rng: random.Random | None = None,
@@ -154,7 +166,7 @@ def stream_candidates(
     if limit is _FROM_REQUEST:
         limit = request.limit
     layout = domains.Layout(request)
-    shared_seen: set = set()
+    shared_seen: set[_SharedKey] = set()
 
     def streams() -> Iterator[Iterator[Candidate]]:
         for snapshot in batches:
@@ -173,7 +185,8 @@ def stream_candidates(
     yield from itertools.islice(source, max(min(bound), 1) if bound else None)
 
 
-def _batch_streams(request, layout, snapshot: Snapshot, rng,
+def _batch_streams(request: CandidateRequest, layout: domains.Layout, snapshot: Snapshot,
+                   rng: random.Random | None,
                    order: Order | None = None) -> list[Iterator[Candidate]]:
     """One lazy stream of candidates per viable anchor of the snapshot."""
     problems = domains.build_problems(request, layout, snapshot)
@@ -188,7 +201,7 @@ def _batch_streams(request, layout, snapshot: Snapshot, rng,
     return [_anchored(problem, plan, layout, snapshot) for problem in problems]
 
 
-def _rank(problems: list, request: CandidateRequest, layout: domains.Layout,
+def _rank(problems: list[domains.Problem], request: CandidateRequest, layout: domains.Layout,
           snapshot: Snapshot, order: Order) -> None:
     """Put anchors and each slot's providers in ``order`` (spread, pack):
     anchors as the walk met them (their stored ranks) or, over a whole
@@ -210,7 +223,7 @@ def _rank(problems: list, request: CandidateRequest, layout: domains.Layout,
             for p in options:
                 if (p.id, i) not in ranks:
                     ranks[p.id, i] = order.provider_rank(p, slot_classes[i])
-            options.sort(key=lambda p, i=i: (ranks[p.id, i], p.id))
+            options.sort(key=lambda p: (ranks[p.id, i], p.id))
 
 
 def summary_providers(candidates: Iterable[Candidate], nested_aware: bool = True) -> list[Provider]:
@@ -230,13 +243,14 @@ def summary_providers(candidates: Iterable[Candidate], nested_aware: bool = True
                   key=lambda p: p.id)
 
 
-def _anchored(problem, plan, layout, snapshot) -> Iterator[Candidate]:
+def _anchored(problem: domains.Problem, plan: solver.Plan, layout: domains.Layout,
+              snapshot: Snapshot) -> Iterator[Candidate]:
     anchor = snapshot.get(problem.anchor)
     for providers in plan.assignments(problem):
         yield Candidate(anchor, layout, providers, snapshot)
 
 
-def _distinct(stream: Iterator[Candidate], seen: set) -> Iterator[Candidate]:
+def _distinct(stream: Iterator[Candidate], seen: set[_SharedKey]) -> Iterator[Candidate]:
     """``stream`` without the candidates another anchor already gave (only
     candidates made of sharing providers alone can repeat)."""
     for candidate in stream:
@@ -248,7 +262,7 @@ def _distinct(stream: Iterator[Candidate], seen: set) -> Iterator[Candidate]:
         yield candidate
 
 
-def _shared_key(candidate: Candidate):
+def _shared_key(candidate: Candidate) -> _SharedKey | None:
     """Identity of a candidate that may also come from another anchor, else None."""
     if not all(p.is_sharing for p in candidate.providers):
         return None  # a non-sharing provider serves its own tree only
@@ -285,7 +299,7 @@ def _across(streams: Iterator[Iterator[Candidate]]) -> Iterator[Candidate]:
             held.append(stream)
             yield first
     while held:
-        still = []
+        still: list[Iterator[Candidate]] = []
         for stream in held:
             candidate = next(stream, None)
             if candidate is not None:

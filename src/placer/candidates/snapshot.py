@@ -22,7 +22,7 @@ cost time.
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, Self
 
 from placer.model.inventory import can_take, capacity
 
@@ -47,7 +47,7 @@ class Inventory(_InventoryRecord):
 
     def __new__(cls, total: int, reserved: int = 0, min_unit: int = 1,
                 max_unit: int = 2147483647, step_size: int = 1,
-                allocation_ratio: float = 1.0):
+                allocation_ratio: float = 1.0) -> Self:
         # tuple.__new__ directly: the named tuple's own __new__ is one more
         # Python call per record
         return tuple.__new__(cls, (total, reserved, min_unit, max_unit, step_size,
@@ -77,7 +77,7 @@ class Provider:
     usages: Mapping[str, int] = field(default_factory=dict)
     is_sharing: bool = field(init=False, repr=False)  # from traits, read in every search loop
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.is_sharing = SHARING_TRAIT in self.traits
 
     def fits(self, rc: str, amount: int, already: int = 0) -> bool:
@@ -150,7 +150,7 @@ class Snapshot:
 
     def lineage(self, provider_id: int) -> list[int]:
         """The provider and its ancestors, nearest first."""
-        chain = []
+        chain: list[int] = []
         current: int | None = provider_id
         while current is not None:
             chain.append(current)

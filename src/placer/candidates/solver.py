@@ -32,7 +32,7 @@ state of one anchor's walk (walks of several anchors may be interleaved).
 """
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from placer.candidates.domains import Layout, Problem
 from placer.candidates.request import CandidateRequest
@@ -40,6 +40,11 @@ from placer.candidates.snapshot import Provider, Snapshot
 
 # (class, demand of the slots concerned, their indices): one room check
 _RoomCheck = tuple[str, int, tuple[int, ...]]
+
+
+def _takes(demand: dict[str, int]) -> Callable[[str, list[int]], bool]:
+    """Whether a class is one of ``demand``'s (whatever slots use it)."""
+    return lambda rc, _users: rc in demand
 
 
 class Plan:
@@ -68,7 +73,7 @@ class Plan:
         self.linked = [[i for i in range(d + 1, count) if self._linked(d, i)] for d in range(count)]
         self.initial_room = self._room_checks(range(count), lambda rc, users: len(users) > 1)
         self.room_after = [
-            self._room_checks(range(d + 1, count), lambda rc, _, d=d: rc in slots[d].demand)
+            self._room_checks(range(d + 1, count), _takes(slots[d].demand))
             for d in range(count)
         ]
         # What a slot takes is read back only by later slots asking for the
@@ -96,7 +101,8 @@ class Plan:
             return True  # the one-provider-per-tree rule
         return self.isolate and first.granular and later.granular
 
-    def _room_checks(self, rest: range, wanted) -> list[_RoomCheck]:
+    def _room_checks(self, rest: range,
+                     wanted: Callable[[str, list[int]], bool]) -> list[_RoomCheck]:
         users: dict[str, list[int]] = {}
         for i in rest:
             for rc in self.slots[i].demand:
@@ -266,7 +272,7 @@ class _Search:
     # (only under isolate: a provider in granular_use is taken, the cheap test)
 
     def _augment(self, i: int, match: dict[int, Provider], owner: dict[Provider, int],
-                 seen) -> bool:
+                 seen: set[Provider]) -> bool:
         for p in self.options[i]:
             if p in seen or p in self.granular_use or not self.fits(i, p):
                 continue

@@ -1,6 +1,8 @@
 """A group's trait and aggregate filters, one at a time: what the funnel
 adds step by step and the provider report judges alone."""
 
+from typing import Any
+
 from placer.candidates import domains
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Snapshot
@@ -37,7 +39,7 @@ def text(f: Filter) -> str:
 
 def with_only(group: RequestGroup, filters: list[Filter]) -> RequestGroup:
     """The group with its resources and only these filters."""
-    def values(kind):
+    def values(kind: str) -> list[Any]:  # each kind's values are of its own type
         return [v for k, v in filters if k == kind]
 
     in_tree = values("in_tree")

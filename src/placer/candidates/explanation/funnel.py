@@ -2,7 +2,7 @@
 how many candidates the request-wide rules leave (see the package's doc)."""
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from placer.candidates import domains, search, solver
 from placer.candidates.explanation import filters
@@ -43,7 +43,7 @@ def _resource_steps(group: RequestGroup, snapshot: Snapshot) -> list[Step]:
             reach[key] = _anchors(snapshot, providers)
         pools[key] = providers
 
-    steps = []
+    steps: list[Step] = []
     seen: list[str] = []  # classes so far
     for rc in group.resources:
         holders = snapshot.with_class(rc)
@@ -100,8 +100,9 @@ def _trees(count: int) -> str:
     return "1 tree" if count == 1 else f"{count} trees"
 
 
-def request_steps(request, snapshot, groups, max_candidates, strategy="depth-first"
-                  ) -> tuple[list[Step], int, int]:
+def request_steps(request: CandidateRequest, snapshot: Snapshot,
+                  groups: list[tuple[RequestGroup, list[Step]]], max_candidates: int,
+                  strategy: str = "depth-first") -> tuple[list[Step], int, int]:
     """The request-wide steps, the number of candidates the answer holds and
     the number of roots it spans (``strategy``: the service's, which decides
     them when max_candidates bounds the answer)."""
@@ -149,14 +150,16 @@ def request_steps(request, snapshot, groups, max_candidates, strategy="depth-fir
     return steps, answer, roots
 
 
-def _roots(request, snapshot, limit, max_candidates, strategy) -> int:
+def _roots(request: CandidateRequest, snapshot: Snapshot, limit: int | None,
+           max_candidates: int, strategy: str) -> int:
     """How many roots the answer bounded by ``limit`` and ``max_candidates``
     spans (both bound the search, so this costs what the answer costs)."""
     return len({c.anchor.id for c in search.find_candidates(
         request, snapshot, limit=limit, max_candidates=max_candidates, strategy=strategy)})
 
 
-def solver_variants(request: CandidateRequest):
+def solver_variants(request: CandidateRequest
+                    ) -> Iterator[tuple[str, str, CandidateRequest, str]]:
     """(constraint, value, request so far, message): the rules
     tying groups together, added one at a time; the last is the request."""
     current = dataclasses.replace(request, same_subtree=(), group_policy=None, limit=None,

@@ -2,14 +2,15 @@
 (schemas/responses.py describes the body)."""
 
 import dataclasses
+from typing import Any
 
 from placer.candidates.explanation.steps import Explanation, OrderReport, ProviderReport, Step
 from placer.candidates.order import WEIGHT_UNIT
 
 
-def body(explanation: Explanation) -> dict:
+def body(explanation: Explanation) -> dict[str, Any]:
     first = explanation.first_empty
-    out: dict = {
+    out: dict[str, Any] = {
         "candidates": explanation.candidates,
         "roots": explanation.roots,
         "groups": [{"suffix": g.suffix, "resources": dict(g.resources),
@@ -26,9 +27,9 @@ def body(explanation: Explanation) -> dict:
     return out
 
 
-def _order(report: OrderReport) -> dict:
+def _order(report: OrderReport) -> dict[str, Any]:
     order = report.order
-    out: dict = {"name": order.name}
+    out: dict[str, Any] = {"name": order.name}
     if report.trees is not None:
         out["weights"] = {rc: w / WEIGHT_UNIT for rc, w in sorted(order.weights.items())}
         out["pool"] = order.pool
@@ -38,8 +39,8 @@ def _order(report: OrderReport) -> dict:
     return out
 
 
-def _step(step: Step) -> dict:
-    out: dict = {"constraint": step.constraint, "value": step.value}
+def _step(step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {"constraint": step.constraint, "value": step.value}
     for name in ("providers", "trees", "candidates"):
         if getattr(step, name) is not None:
             out[name] = getattr(step, name)
@@ -48,7 +49,7 @@ def _step(step: Step) -> dict:
     return out
 
 
-def _provider(report: ProviderReport) -> dict:
+def _provider(report: ProviderReport) -> dict[str, Any]:
     return {
         "uuid": report.provider.uuid,
         "name": report.provider.name,
