@@ -1,6 +1,7 @@
 """Consumers and the projects, users and consumer types they belong to."""
 
 import dataclasses
+from collections.abc import Iterable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -20,18 +21,19 @@ class Consumer:
     consumer_type_id: int | None
 
 
-def _get_or_create(conn: Connection, table, column: str, value: str) -> int:
+def _get_or_create(conn: Connection, table: sa.Table, column: str, value: str) -> int:
     """Id of the row whose ``column`` is ``value``, inserting it if missing.
 
     A concurrent insert of the same value is skipped, not an error: no
     savepoint is needed (MySQL drops savepoints when it breaks a deadlock).
     """
     col = table.c[column]
-    found = conn.execute(sa.select(table.c.id).where(col == value)).scalar()
+    found: int | None = conn.execute(sa.select(table.c.id).where(col == value)).scalar()
     if found is not None:
         return found
     insert_ignoring_duplicates(conn, table, [{column: value}])
-    return conn.execute(sa.select(table.c.id).where(col == value)).scalar_one()
+    inserted: int = conn.execute(sa.select(table.c.id).where(col == value)).scalar_one()
+    return inserted
 
 
 def project_id(conn: Connection, external_id: str) -> int:
@@ -90,7 +92,7 @@ def increment_generation(conn: Connection, consumer: Consumer) -> None:
         raise exceptions.ConcurrentUpdate()
 
 
-def delete_if_unused(conn: Connection, uuids) -> None:
+def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:
     """Consumers without allocations disappear, as in the reference."""
     uuids = list(uuids)
     if not uuids:

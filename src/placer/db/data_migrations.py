@@ -8,13 +8,15 @@ this batch, so a non-zero result means "call me again".
 """
 
 import sqlalchemy as sa
+from oslo_config import cfg
 from sqlalchemy.engine import Connection
 
 from placer.db import consumers as consumers_db
 from placer.db.tables import allocations, consumers, resource_providers
 
 
-def set_root_provider_ids(conn: Connection, conf, batch_size: int) -> tuple[int, int]:
+def set_root_provider_ids(conn: Connection, conf: cfg.ConfigOpts,
+                          batch_size: int) -> tuple[int, int]:
     """Providers created before nesting have no root: they are their own root."""
     rp = resource_providers
     # The double subquery is what MySQL needs: it refuses LIMIT inside IN and
@@ -28,7 +30,8 @@ def set_root_provider_ids(conn: Connection, conf, batch_size: int) -> tuple[int,
     return done, done
 
 
-def create_incomplete_consumers(conn: Connection, conf, batch_size: int) -> tuple[int, int]:
+def create_incomplete_consumers(conn: Connection, conf: cfg.ConfigOpts,
+                                batch_size: int) -> tuple[int, int]:
     """Allocations written before microversion 1.8 have no consumers row: give
     them one owned by the configured "incomplete consumer" project and user."""
     project_id = consumers_db.project_id(conn, conf.placement.incomplete_consumer_project_id)

@@ -52,6 +52,7 @@ def reshape(conn: Connection, providers: list[ProviderInventory],
         _replace(conn, wanted.uuid, wanted.inventories, reserved_can_be_total)
 
 
-def _replace(conn, uuid, invs, reserved_can_be_total) -> None:
+def _replace(conn: Connection, uuid: str, invs: list[InventoryRecord],
+             reserved_can_be_total: bool) -> None:
     provider = rp_db.get(conn, uuid)
     inventories_db.replace_all(conn, uuid, provider.generation, invs, reserved_can_be_total)

@@ -2,6 +2,8 @@
 
 import dataclasses
 import datetime
+from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -24,7 +26,7 @@ class ResourceClass:
         return self.id < MIN_CUSTOM_RESOURCE_CLASS_ID
 
 
-def _row(r) -> ResourceClass:
+def _row(r: sa.Row[*tuple[Any, ...]]) -> ResourceClass:
     return ResourceClass(r.id, r.name, r.created_at, r.updated_at)
 
 
@@ -48,7 +50,7 @@ def find(conn: Connection, name: str) -> ResourceClass | None:
         return None
 
 
-def ids_by_name(conn: Connection, names) -> dict[str, int]:
+def ids_by_name(conn: Connection, names: Iterable[str]) -> dict[str, int]:
     """Ids of the named classes that exist (unknown names are left out)."""
     names = set(names)
     if not names:

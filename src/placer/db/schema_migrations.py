@@ -11,7 +11,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from placer.db.scores import VERSION_TABLE
 
@@ -19,7 +19,7 @@ _SCRIPTS = os.path.join(os.path.dirname(__file__), "alembic")
 _PLACER_SCRIPTS = os.path.join(os.path.dirname(__file__), "alembic_placer")
 
 
-def _config(connection, scripts: str = _SCRIPTS) -> Config:
+def _config(connection: Connection | None, scripts: str = _SCRIPTS) -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", scripts)
     cfg.attributes["connection"] = connection

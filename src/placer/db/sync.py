@@ -6,6 +6,8 @@ workers booting together on a fresh or upgraded database), so every insert
 skips the rows another process has already written instead of failing.
 """
 
+from typing import Any
+
 import os_resource_classes as orc
 import os_traits
 import sqlalchemy as sa
@@ -28,7 +30,7 @@ def sync_standard_names(conn: Connection) -> None:
     insert_ignoring_duplicates(conn, traits, new_traits)
 
 
-def _insert_classes(conn: Connection, rows: list[dict]) -> None:
+def _insert_classes(conn: Connection, rows: list[dict[str, Any]]) -> None:
     if conn.dialect.name != "mysql":
         insert_ignoring_duplicates(conn, resource_classes, rows)
         return

@@ -4,6 +4,7 @@ Kept identical so that an existing Placement database can be served in place.
 """
 
 import datetime
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -29,7 +30,7 @@ def _utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
 
 
-def _timestamps() -> list[Column]:
+def _timestamps() -> list[Column[Any]]:
     return [
         Column("created_at", DateTime, default=_utcnow),
         Column("updated_at", DateTime, onupdate=_utcnow),

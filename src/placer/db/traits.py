@@ -4,6 +4,8 @@ users) and the traits of a provider."""
 import dataclasses
 import datetime
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -37,11 +39,11 @@ class Trait:
 _SELECT = sa.select(trait_t.c.id, trait_t.c.name, trait_t.c.created_at, trait_t.c.updated_at)
 
 
-def _traits(rows) -> list[Trait]:
+def _traits(rows: Iterable[sa.Row[*tuple[Any, ...]]]) -> list[Trait]:
     return [Trait(r.id, r.name, r.created_at, r.updated_at) for r in rows]
 
 
-def _by_names(conn: Connection, wanted, lock: str | None = None) -> list[Trait]:
+def _by_names(conn: Connection, wanted: Iterable[str], lock: str | None = None) -> list[Trait]:
     """The named traits that exist, compared exactly whatever the collation."""
     wanted = {n for n in wanted if names.could_be_trait(n)}
     if not wanted:

@@ -4,6 +4,7 @@ fixed number of queries whatever the number of trees."""
 
 import collections
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import orjson
 import sqlalchemy as sa
@@ -35,7 +36,7 @@ _LOAD = {
 }
 
 
-def where_in(conn: Connection, sql: str, ids: Iterable[int]) -> sa.CursorResult:
+def where_in(conn: Connection, sql: str, ids: Iterable[int]) -> sa.CursorResult[*tuple[Any, ...]]:
     """Run ``sql``, which ends in a column, with ``IN`` the ids appended.
 
     The ids are written as integer literals (no bound parameter per id),
@@ -51,7 +52,7 @@ def where_in(conn: Connection, sql: str, ids: Iterable[int]) -> sa.CursorResult:
     return conn.exec_driver_sql(f"{sql} IN ({','.join(map(str, ids))})")
 
 
-def _load(conn: Connection, query: str, ids: Iterable[int]) -> Sequence[tuple]:
+def _load(conn: Connection, query: str, ids: Iterable[int]) -> Sequence[tuple[Any, ...]]:
     return plain_rows(where_in(conn, _LOAD[query], ids))
 
 
@@ -90,9 +91,9 @@ def all_class_names(conn: Connection) -> dict[int, str]:
     return dict(conn.exec_driver_sql("SELECT id, name FROM resource_classes").all())
 
 
-def _linked(rows) -> dict[int, frozenset]:
+def _linked(rows: Iterable[tuple[Any, ...]]) -> dict[int, frozenset[str]]:
     """provider id -> the values (trait names, aggregate uuids) of its rows."""
-    result = collections.defaultdict(set)
+    result: dict[int, set[str]] = collections.defaultdict(set)
     for rp, item in rows:
         result[rp].add(item)
     return {rp: frozenset(items) for rp, items in result.items()}

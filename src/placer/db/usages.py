@@ -34,7 +34,8 @@ def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.ProviderRecord, dic
 
 
 def for_project(conn: Connection, project_id: str, user_id: str | None = None,
-                consumer_type: str | None = None, by_type: bool = False) -> dict:
+                consumer_type: str | None = None,
+                by_type: bool = False) -> dict[str, int] | dict[str, dict[str, int]]:
     """Usage summed over a project's (and optionally a user's) consumers.
 
     Without ``by_type``: {class: used}. With it (1.38): {type: {class: used,
@@ -66,7 +67,7 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     counts = conn.execute(
         sa.select(*kind, sa.func.count(sa.distinct(alloc_t.c.consumer_id)))
         .select_from(joined).where(*where).group_by(*kind))
-    result: dict[str, dict] = {}
+    result: dict[str, dict[str, int]] = {}
     for row in rows:
         key = "all" if not kind else row[0]
         result.setdefault(key, {})[row[-2]] = int(row[-1])
