@@ -1,6 +1,8 @@
 """Aggregates: placement_aggregates rows (created on first use, never
 removed, as in the reference) and the provider <-> aggregate associations."""
 
+from collections.abc import Iterable
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -34,7 +36,7 @@ def _ids(conn: Connection, uuids: set[str]) -> dict[str, int]:
     return found
 
 
-def ensure(conn: Connection, uuids) -> dict[str, int]:
+def ensure(conn: Connection, uuids: Iterable[str]) -> dict[str, int]:
     """Internal ids of the aggregates, creating the missing rows. Two requests
     creating the same uuid at once both succeed (no unique-key error)."""
     uuids = set(uuids)

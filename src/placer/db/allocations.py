@@ -11,6 +11,8 @@ generation moved meanwhile makes the whole transaction retry (see
 import collections
 import dataclasses
 import datetime
+from collections.abc import Iterator
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -21,6 +23,7 @@ from placer.db import resource_classes, scores
 from placer.db.resource_providers import (
     PROVIDER_CHANGED,
     PROVIDER_SELECT,
+    ProviderRecord,
     from_row,
     increment_generation,
 )
@@ -33,7 +36,7 @@ from placer.model.inventory import amount_within_units, capacity
 class ProviderGenerationConflict(exceptions.ConcurrentUpdate):
     """A provider changed under us: the caller retries the whole write."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(PROVIDER_CHANGED)
 
 
@@ -61,7 +64,7 @@ class WriteRules:
 @dataclasses.dataclass
 class ConsumerAllocations:
     uuid: str
-    by_provider: dict[str, dict]  # provider uuid -> {"generation", "resources"}
+    by_provider: dict[str, dict[str, Any]]  # provider uuid -> {"generation", "resources"}
     project_id: str | None = None
     user_id: str | None = None
     generation: int | None = None
@@ -101,7 +104,8 @@ def for_consumer(conn: Connection, uuid: str) -> ConsumerAllocations:
     return result
 
 
-def for_provider(conn: Connection, provider_id: int):
+def for_provider(conn: Connection, provider_id: int
+                 ) -> tuple[dict[str, dict[str, Any]], datetime.datetime | None]:
     """(allocations by consumer uuid, last modified) of one provider."""
     rows = conn.execute(
         sa.select(allocations.c.consumer_id, rc_t.c.name.label("rc"), allocations.c.used,
@@ -111,8 +115,8 @@ def for_provider(conn: Connection, provider_id: int):
                      .outerjoin(consumers, allocations.c.consumer_id == consumers.c.uuid))
         .where(allocations.c.resource_provider_id == provider_id)
         .order_by(allocations.c.id)).all()
-    by_consumer: dict[str, dict] = {}
-    last = None
+    by_consumer: dict[str, dict[str, Any]] = {}
+    last: datetime.datetime | None = None
     for r in rows:
         entry = by_consumer.setdefault(r.consumer_id, {"resources": {},
                                                        "consumer_generation": r.generation})
@@ -178,7 +182,8 @@ def replace(conn: Connection, writes: list[ConsumerWrite], rules: WriteRules) ->
     consumers_db.delete_if_unused(conn, emptied)
 
 
-def _rows_of(write: ConsumerWrite, providers, class_ids):
+def _rows_of(write: ConsumerWrite, providers: dict[str, ProviderRecord],
+             class_ids: dict[str, int]) -> Iterator[tuple[int, int, int]]:
     for p, res in write.allocations.items():
         for rc, amount in res.items():
             yield providers[p].id, class_ids[rc], amount
@@ -212,7 +217,7 @@ def _ensure_consumer(conn: Connection, write: ConsumerWrite,
     return consumer
 
 
-def _providers(conn: Connection, uuids: set[str]) -> dict:
+def _providers(conn: Connection, uuids: set[str]) -> dict[str, ProviderRecord]:
     if not uuids:
         return {}
     rows = conn.execute(PROVIDER_SELECT.where(rp_t.c.uuid.in_(uuids))).all()
@@ -237,7 +242,9 @@ def _usage(conn: Connection, pairs: set[tuple[int, int]]) -> dict[tuple[int, int
     return {(rp, rc): int(used) for rp, rc, used in rows}
 
 
-def _check_capacity(conn, writes, providers, class_ids, before) -> None:
+def _check_capacity(conn: Connection, writes: list[ConsumerWrite],
+                    providers: dict[str, ProviderRecord], class_ids: dict[str, int],
+                    before: dict[tuple[int, int], int]) -> None:
     """The reference's rules and messages: inventory must exist, each amount
     respect min_unit/max_unit/step_size, and the sum fit the capacity (a write
     that only reduces an existing overage is let through)."""

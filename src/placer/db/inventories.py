@@ -8,6 +8,7 @@ reference's.
 
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -43,7 +44,7 @@ _UPDATE_MANY = (
 )
 
 
-def _from_row(r) -> InventoryRecord:
+def _from_row(r: sa.Row[*tuple[Any, ...]]) -> InventoryRecord:
     return InventoryRecord(r.name, r.total, r.reserved, r.min_unit, r.max_unit, r.step_size,
                      r.allocation_ratio, r.created_at, r.updated_at)
 
@@ -66,7 +67,8 @@ def _check_capacities(invs: Iterable[InventoryRecord], provider: rp_db.ProviderR
             raise exceptions.BadRequest(f"{prefix}: {problem}")
 
 
-def _in_use(conn: Connection, provider: rp_db.ProviderRecord, class_ids) -> str | None:
+def _in_use(conn: Connection, provider: rp_db.ProviderRecord,
+            class_ids: Iterable[int]) -> str | None:
     """Names (", "-joined, by id) of the given classes the provider has
     allocations of, or None: such inventory cannot be removed."""
     rows = conn.execute(

@@ -3,7 +3,9 @@ provider CRUD and queries (list filters, trees)."""
 
 import dataclasses
 import datetime
-from collections.abc import Sequence
+import enum
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -22,6 +24,8 @@ from placer.db.tables import (
     traits,
 )
 from placer.db.tables import resource_providers as rp_t
+
+Condition = sa.ColumnElement[bool]  # a WHERE condition on the providers table
 
 PROVIDER_CHANGED = ("Another thread concurrently updated the resource provider data. "
                     "Please retry your update")
@@ -58,7 +62,7 @@ PROVIDER_SELECT = (
 )
 
 
-def from_row(r) -> ProviderRecord:
+def from_row(r: sa.Row[*tuple[Any, ...]]) -> ProviderRecord:
     return ProviderRecord(r.id, r.uuid, r.name, r.generation or 0, r.parent_provider_id,
                     r.root_provider_id, r.parent_uuid, r.root_uuid, r.created_at,
                     r.updated_at)
@@ -107,10 +111,16 @@ def increment_generation(conn: Connection, provider: ProviderRecord, seen: int |
 
 # -- CRUD ---------------------------------------------------------------------
 
-UNSET = object()
+class _Unset(enum.Enum):
+    """``update``'s default parent: keep the current one (None unparents)."""
+
+    UNSET = enum.auto()
 
 
-def _lock(conn: Connection, ids) -> None:
+UNSET: Final = _Unset.UNSET
+
+
+def _lock(conn: Connection, ids: Iterable[int]) -> None:
     """Row locks on providers (no-op on SQLite, where writers are serialised)."""
     conn.execute(sa.select(rp_t.c.id).where(rp_t.c.id.in_(sorted(set(ids))))
                  .order_by(rp_t.c.id).with_for_update())
@@ -129,7 +139,7 @@ def create(conn: Connection, uuid: str, name: str,
            parent_uuid: str | None = None) -> ProviderRecord:
     """Insert a provider, under ``parent_uuid`` when given (its tree's root)."""
 
-    def refuse(reason: str):
+    def refuse(reason: str) -> exceptions.BadRequest:
         return exceptions.BadRequest(
             f'Unable to create resource provider "{name}", {uuid}: '
             f"Object action create failed because: {reason}")
@@ -193,7 +203,7 @@ def _tree(conn: Connection, root_id: int) -> dict[int, int | None]:
 
 def _descends_from(tree: dict[int, int | None], node: int, ancestor: int) -> bool:
     """Whether ``node`` is ``ancestor`` or below it (walks up; tolerates bad data)."""
-    seen = set()
+    seen: set[int] = set()
     current: int | None = node
     while current is not None and current not in seen:
         if current == ancestor:
@@ -219,7 +229,7 @@ def _locked_pair(conn: Connection, uuid: str,
     raise exceptions.ConcurrentUpdate()
 
 
-def update(conn: Connection, uuid: str, name: str, parent_uuid=UNSET,
+def update(conn: Connection, uuid: str, name: str, parent_uuid: str | None | _Unset = UNSET,
            allow_reparenting: bool = False) -> tuple[ProviderRecord, datetime.datetime | None]:
     """Rename and/or (re-/un-)parent a provider.
 
@@ -237,7 +247,7 @@ def update(conn: Connection, uuid: str, name: str, parent_uuid=UNSET,
         parent = find(conn, parent_uuid) if parent_uuid is not None else None
     before = me.updated_at
 
-    def refuse(action: str, reason: str):
+    def refuse(action: str, reason: str) -> exceptions.BadRequest:
         return exceptions.BadRequest(f"Unable to save resource provider {uuid}: "
                                      f"Object action {action} failed because: {reason}")
 
@@ -353,7 +363,8 @@ class ProviderFilter:
     resources: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
-def _ids(conn: Connection, column, key_column, keys) -> dict[str, int]:
+def _ids(conn: Connection, column: sa.Column[Any], key_column: sa.Column[Any],
+         keys: Iterable[str]) -> dict[str, int]:
     """Ids by exact key (a case-insensitive collation must not widen a match)."""
     keys = set(keys)
     if not keys:
@@ -362,12 +373,12 @@ def _ids(conn: Connection, column, key_column, keys) -> dict[str, int]:
     return {key: id_ for key, id_ in rows if key in keys}
 
 
-def _having(table, column, ids):
+def _having(table: sa.Table, column: sa.Column[Any], ids: Sequence[int]) -> Condition:
     """Providers with a ``table`` row whose ``column`` is one of ``ids``."""
     return rp_t.c.id.in_(sa.select(table.c.resource_provider_id).where(column.in_(ids)))
 
 
-def _with_capacity(amounts: dict[int, int]):
+def _with_capacity(amounts: dict[int, int]) -> Condition:
     """Providers whose inventory of each class can give its amount more: a
     correlated count of the provider's inventory rows that can (one per class
     at most), whose cost follows the providers the other filters leave (a
@@ -385,7 +396,7 @@ def _with_capacity(amounts: dict[int, int]):
             .scalar_subquery() >= len(can))
 
 
-def _matches_nothing(conn: Connection, conds) -> bool:
+def _matches_nothing(conn: Connection, conds: Sequence[Condition]) -> bool:
     return bool(conds) and conn.execute(
         sa.select(rp_t.c.id).where(*conds).limit(1)).first() is None
 
@@ -404,7 +415,7 @@ _LISTED = (
 )
 
 
-def _newest(conn: Connection, rows: Sequence[tuple]) -> datetime.datetime | None:
+def _newest(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> datetime.datetime | None:
     """The latest changed_at of listed rows (None when none has one)."""
     newest = max((r[5] for r in rows if r[5] is not None), default=None)
     if isinstance(newest, str):
@@ -416,7 +427,7 @@ def _newest(conn: Connection, rows: Sequence[tuple]) -> datetime.datetime | None
 
 
 def list_filtered(conn: Connection,
-                  f: ProviderFilter) -> tuple[Sequence[tuple], datetime.datetime | None]:
+                  f: ProviderFilter) -> tuple[Sequence[tuple[Any, ...]], datetime.datetime | None]:
     """Providers matching every filter, by id, as rows of (uuid, name,
     generation, parent uuid, root uuid, changed_at), and the latest change
     among them (what Last-Modified reports)."""
@@ -427,7 +438,7 @@ def list_filtered(conn: Connection,
     return rows, _newest(conn, rows)
 
 
-def conditions(conn: Connection, f: ProviderFilter) -> list | None:
+def conditions(conn: Connection, f: ProviderFilter) -> list[Condition] | None:
     """The WHERE conditions on the providers table that select the providers
     matching every filter; None when none can match.
 
@@ -436,7 +447,7 @@ def conditions(conn: Connection, f: ProviderFilter) -> list | None:
     or when the required traits or the member_of aggregates alone match no
     provider at all; that order is kept so the same queries get the same answer.
     """
-    conds = []
+    conds: list[Condition] = []
     if f.name:
         conds.append(rp_t.c.name == f.name)
     if f.uuid:
@@ -467,7 +478,7 @@ def conditions(conn: Connection, f: ProviderFilter) -> list | None:
 
     agg_ids = _ids(conn, placement_aggregates.c.id, placement_aggregates.c.uuid,
                    [a for clause in f.member_of for a in clause] + list(f.forbidden_aggs))
-    agg_conds = []
+    agg_conds: list[Condition] = []
     for clause in f.member_of:
         known = [agg_ids[a] for a in clause if a in agg_ids]
         if not known:

@@ -3,7 +3,8 @@
 well."""
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -15,9 +16,17 @@ inv_t = t.inventories
 rpt_t = t.resource_provider_traits
 rpa_t = t.resource_provider_aggregates
 
+# The plan's shapes (placer.candidates.root_plan, which db/ may not import:
+# its Plan is one of these): steps are (kind, *arguments), ids are tuples of
+# ints, and ``sharing`` is (sharing provider ids, their roots) or None.
+Plan = tuple[tuple[Any, ...], ...]
+Ids = Sequence[int]
+Sharing = tuple[Ids, Ids] | None
+Condition = sa.ColumnElement[bool]
+
 
 @functools.lru_cache(maxsize=256)
-def roots_sql(dialect: sa.Dialect, plan: tuple) -> str:
+def roots_sql(dialect: sa.Dialect, plan: Plan) -> str:
     """The query of the plan's candidate roots, as SQL text ending in its
     WHERE clause (callers append a range and an order). Compiled once per
     plan: with SQLAlchemy's per-execution work it cost several times what
@@ -29,23 +38,23 @@ def roots_sql(dialect: sa.Dialect, plan: tuple) -> str:
     return str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
 
-def _root_has(tests: "Conditions", trait_ids) -> sa.ColumnElement:
+def _root_has(tests: "Conditions", trait_ids: Ids) -> Condition:
     return tests.has_trait(rp_t.c.id, trait_ids)
 
 
-def _root_lacks(tests: "Conditions", trait_ids) -> sa.ColumnElement:
+def _root_lacks(tests: "Conditions", trait_ids: Ids) -> Condition:
     return ~tests.has_trait(rp_t.c.id, trait_ids)
 
 
-def _in_tree(tests: "Conditions", target: int) -> sa.ColumnElement:
+def _in_tree(tests: "Conditions", target: int) -> Condition:
     return rp_t.c.id == target
 
 
-def _not_in_aggs(tests: "Conditions", agg_ids) -> sa.ColumnElement:
+def _not_in_aggs(tests: "Conditions", agg_ids: Ids) -> Condition:
     return ~tests.in_aggs(rp_t.c.id, agg_ids)
 
 
-def _member_of(tests: "Conditions", sets, sharing) -> sa.ColumnElement:
+def _member_of(tests: "Conditions", sets: Sequence[Ids], sharing: Sharing) -> Condition:
     # the provider or the root must be a member: some provider of the tree is
     # (the root is one of them)
     root, p, link = rp_t.c.id, rp_t.alias("p"), rpa_t.alias("pa")
@@ -58,7 +67,7 @@ def _member_of(tests: "Conditions", sets, sharing) -> sa.ColumnElement:
         _shared_with(tests, sharing))
 
 
-def _traits(tests: "Conditions", trait_ids, sharing) -> sa.ColumnElement:
+def _traits(tests: "Conditions", trait_ids: Ids, sharing: Sharing) -> Condition:
     # judged on every provider the group uses: any of the tree's, or a sharing
     # provider serving it
     p = rp_t.alias("p")
@@ -67,8 +76,8 @@ def _traits(tests: "Conditions", trait_ids, sharing) -> sa.ColumnElement:
     return sa.or_(anywhere, _shared_with(tests, sharing))
 
 
-def _class(tests: "Conditions", rc_id: int, amount: int, forbidden, forbidden_aggs,
-           sharing) -> sa.ColumnElement:
+def _class(tests: "Conditions", rc_id: int, amount: int, forbidden: Ids, forbidden_aggs: Ids,
+           sharing: Sharing) -> Condition:
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
            *capacity.can_take(inv, amount, headroom=True)]
@@ -81,8 +90,9 @@ def _class(tests: "Conditions", rc_id: int, amount: int, forbidden, forbidden_ag
     return sa.or_(found, _shared_with(tests, sharing))
 
 
-def _granular(tests: "Conditions", amounts, clauses, forbidden, sets, forbidden_aggs, target,
-              sharing) -> sa.ColumnElement:
+def _granular(tests: "Conditions", amounts: Sequence[tuple[int, int]], clauses: Sequence[Ids],
+              forbidden: Ids, sets: Sequence[Ids], forbidden_aggs: Ids, target: int | None,
+              sharing: Sharing) -> Condition:
     (rc_id, amount), *others = amounts
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
@@ -105,7 +115,7 @@ def _granular(tests: "Conditions", amounts, clauses, forbidden, sets, forbidden_
     return sa.or_(found, _shared_with(tests, sharing))
 
 
-def _shared_with(tests: "Conditions", sharing) -> sa.ColumnElement:
+def _shared_with(tests: "Conditions", sharing: Sharing) -> Condition:
     """The root is served by one of these sharing providers: it is the root
     of one, or one of its providers is in one of their aggregates."""
     if sharing is None:
@@ -121,7 +131,7 @@ def _shared_with(tests: "Conditions", sharing) -> sa.ColumnElement:
             q.c.root_provider_id == root, link.c.aggregate_id.in_(their_aggs))))
 
 
-_BUILD: dict[str, Callable[..., sa.ColumnElement]] = {
+_BUILD: dict[str, Callable[..., Condition]] = {
     "root_has": _root_has, "root_lacks": _root_lacks, "in_tree": _in_tree,
     "not_in_aggs": _not_in_aggs, "member_of": _member_of, "traits": _traits,
     "class": _class, "granular": _granular}
@@ -135,7 +145,7 @@ class Conditions:
         self.mysql = dialect == "mysql"
         self.postgresql = dialect == "postgresql"
 
-    def class_is(self, inv, rc_id: int) -> sa.ColumnElement:
+    def class_is(self, inv: sa.FromClause, rc_id: int) -> Condition:
         """``inv`` is of class ``rc_id``. Elsewhere than on PostgreSQL it is
         written ``resource_class_id + 0``, which keeps planners without
         statistics (SQLite's) from scanning every inventory of the class for
@@ -148,7 +158,7 @@ class Conditions:
             return inv.c.resource_class_id == rc_id
         return inv.c.resource_class_id + 0 == rc_id
 
-    def some(self, query: sa.Select) -> sa.ColumnElement:
+    def some(self, query: sa.Select[*tuple[Any, ...]]) -> Condition:
         """EXISTS (query). On MariaDB and MySQL it is written as a LIMIT 1
         scalar subquery: they turn a plain EXISTS into a semi-join computed
         for every root before the walk's LIMIT applies, while this form is
@@ -158,14 +168,15 @@ class Conditions:
             return query.limit(1).scalar_subquery().is_not(None)
         return sa.exists(query)
 
-    def has_trait(self, provider_id, trait_ids: list[int]) -> sa.ColumnElement:
+    def has_trait(self, provider_id: sa.ColumnElement[Any], trait_ids: Ids) -> Condition:
         return self.some(sa.select(1).where(rpt_t.c.resource_provider_id == provider_id,
                                             rpt_t.c.trait_id.in_(trait_ids)))
 
-    def in_aggs(self, provider_id, agg_ids: list[int]) -> sa.ColumnElement:
+    def in_aggs(self, provider_id: sa.ColumnElement[Any], agg_ids: Ids) -> Condition:
         return self.some(sa.select(1).where(rpa_t.c.resource_provider_id == provider_id,
                                             rpa_t.c.aggregate_id.in_(agg_ids)))
 
-    def member_of(self, provider_id, sets) -> list:
+    def member_of(self, provider_id: sa.ColumnElement[Any], sets: Sequence[Ids]
+                  ) -> list[Condition]:
         """The provider is in one aggregate of each any-of set of ids."""
         return [self.in_aggs(provider_id, ids) for ids in sets]
