@@ -1,34 +1,22 @@
 """An HTTP client for the WSGI app, its configuration, and error checks."""
 
-import json as jsonlib
 import uuid
 
 import webob
 
-from placer import conf as placer_conf
+from benchmarks.harness.client import call_app, placer_config
 
 KEYSTONE = "http://keystone.test/v3"  # the identity URI keystonemiddleware tests name
 
 
 def make_conf(tmp_path, url: str = "sqlite://", **sections):
     """A ConfigOpts read from a generated placement.conf."""
-    options = {"api": {"auth_strategy": "noauth2"},
-               "placement_database": {"connection": url}}
-    for group, values in sections.items():
-        options.setdefault(group, {}).update(values)
-    path = tmp_path / f"placement-{uuid.uuid4().hex[:6]}.conf"
-    path.write_text("".join(
-        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items())
-        for group, values in options.items()))
-    return placer_conf.new_config(["--config-file", str(path)])
+    return placer_config(tmp_path / f"placement-{uuid.uuid4().hex[:6]}.conf", url, **sections)
 
 
 class Api:
-    """Drives the WSGI app over HTTP semantics with placement's headers.
-
-    WebOb's blank requests are used rather than a linting client because the
-    reference answers 201/204 without a Content-Type, which lint rejects.
-    """
+    """Drives the WSGI app over HTTP semantics with placement's headers
+    (the benchmarks harness's ``call_app``)."""
 
     def __init__(self, app):
         self.app = app
@@ -36,19 +24,7 @@ class Api:
     def request(self, method: str, path: str, version: str | None = None, json=None,
                 token: str | None = "admin", headers: dict | None = None,
                 body: bytes | str | None = None) -> webob.Response:
-        req = webob.Request.blank(path, method=method)
-        if token is not None:
-            req.headers["X-Auth-Token"] = token
-        if version is not None:
-            req.headers["OpenStack-API-Version"] = f"placement {version}"
-        if json is not None:
-            req.headers["Content-Type"] = "application/json"
-            req.body = jsonlib.dumps(json).encode()
-        if body is not None:
-            req.body = body.encode() if isinstance(body, str) else body
-        for name, value in (headers or {}).items():
-            req.headers[name] = value
-        return req.get_response(self.app)
+        return call_app(self.app, method, path, version, json, token, headers, body)
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)

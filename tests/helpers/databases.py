@@ -3,7 +3,8 @@
 Backends come from PLACER_TEST_BACKENDS (default: sqlite,postgresql,mysql).
 A server that cannot be reached skips its tests, except with CI=true, where
 it fails them: CI must prove every backend. Creating and dropping the
-databases is benchmarks/databases.py's (the benchmarks must not import tests/).
+databases is the benchmarks harness's (benchmarks/harness/databases.py), which
+the tests share (the benchmarks must not import tests/).
 """
 
 import os
@@ -11,7 +12,7 @@ import os
 import pytest
 import sqlalchemy as sa
 
-from benchmarks import databases
+from benchmarks.harness import databases
 
 SERVERS = {
     "sqlite": None,

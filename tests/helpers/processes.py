@@ -2,28 +2,16 @@
 
 import http.client
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
+from benchmarks.harness.servers import conf_text, stop_process
+
 TIME_LIMIT = 90.0  # seconds: a safety stop for slow machines, not an assertion
-
-
-def stop_process(proc: subprocess.Popen, timeout: float = 20) -> None:
-    """Terminate a server started in its own process group (gunicorn's
-    master stops its workers), killing the group if it does not stop."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # our own process group only
-            proc.wait()
 
 
 class PlacementApi:
@@ -31,9 +19,8 @@ class PlacementApi:
 
     def __init__(self, tmp_path, url: str, workers: int, args=(), **database):
         conf = tmp_path / "placement.conf"
-        conf.write_text("[api]\nauth_strategy = noauth2\n[placement_database]\n"
-                        f"connection = {url}\n"
-                        + "".join(f"{k} = {v}\n" for k, v in database.items()))
+        conf.write_text(conf_text({"api": {"auth_strategy": "noauth2"},
+                                   "placement_database": {"connection": url, **database}}))
         self.log_path = tmp_path / "placement-api.log"
         self.port: int | None = None
         with open(self.log_path, "wb") as log:

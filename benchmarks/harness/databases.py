@@ -1,8 +1,8 @@
-"""Throw-away databases: a new, empty database for one run, dropped
-afterwards. On SQLite a file; on a PostgreSQL or MySQL server a uniquely
-named database (no other database is touched). The scale scenario creates
-its databases with it, and so does the test suite (tests/helpers/databases.py
-adds its servers and its skip-or-fail policy).
+"""Throw-away databases: a new, empty database for one run, dropped after.
+
+On SQLite a file; on a PostgreSQL or MySQL server a uniquely named database
+(no other database is touched). The tests add their servers and their
+skip-or-fail policy (tests/helpers/databases.py).
 """
 
 import tempfile
@@ -15,6 +15,7 @@ SERVERS = {  # each backend's default server (where --backend creates its databa
     "postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
     "mysql": "mysql+pymysql://root@127.0.0.1:3306/mysql",
 }
+BACKENDS = ("sqlite", *SERVERS)
 
 
 class ThrowAwayDatabase:
@@ -30,7 +31,7 @@ class ThrowAwayDatabase:
 
     def __init__(self, backend: str, server: str | None = None, directory=None,
                  prefix: str = "placer_bench"):
-        if backend != "sqlite" and backend not in SERVERS:
+        if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}")
         self.backend, self.server = backend, server or SERVERS.get(backend)
         self.directory = directory
@@ -41,11 +42,9 @@ class ThrowAwayDatabase:
 
     def create(self) -> str:
         if self.backend == "sqlite":
-            directory = self.directory
-            if directory is None:
+            if self.directory is None:
                 self._tmp = tempfile.TemporaryDirectory(prefix="placer-db-")
-                directory = self._tmp.name
-            self.url = f"sqlite:///{directory}/{self.name}.sqlite"
+            self.url = f"sqlite:///{self.directory or self._tmp.name}/{self.name}.sqlite"
             return self.url
         server = sa.make_url(self.server)
         admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
@@ -76,3 +75,20 @@ class ThrowAwayDatabase:
 
     def __exit__(self, *exc) -> None:
         self.drop()
+
+
+def prepare(engine: Engine) -> None:
+    """Migrate a fresh database and sync the standard classes and traits."""
+    from placer.db import schema_migrations, sync
+
+    schema_migrations.upgrade(engine)
+    with engine.begin() as conn:
+        sync.sync_standard_names(conn)
+
+
+def version(engine: Engine) -> str:
+    """The database server's version ("SQLite 3.40.1" for a file)."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            return "SQLite " + conn.exec_driver_sql("SELECT sqlite_version()").scalar()
+        return str(conn.exec_driver_sql("SELECT version()").scalar())

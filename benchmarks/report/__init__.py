@@ -1,81 +1,35 @@
-"""Write the results page and its plots from benchmark results files.
-
-    python -m benchmarks.report docs/results/scale.json docs/results/scenarios.json \\
-        --out docs/results/
-
-Each file is what one ``python -m benchmarks ... --json PATH`` wrote: the
-scale scenario, the flat, nested and wide scenarios (``--scenario all``) or
-the fill scenario, with or without ``--reference``. A run done as several
-commands gives several files; a query (or a fill order of a shape) measured
-in two files is an error.
-
-The page (``index.md``, MyST Markdown) and the plots (SVG files beside it)
-are made by one run of this command from the same numbers, so the tables
-and the plots cannot disagree: regenerate them, don't edit them. The plots
-are reproducible (fixed SVG ids, no date): the same files give the same
-bytes with the same matplotlib.
+"""The results page, written from results files: ``python -m benchmarks
+report FILE... --out docs/results`` (the page, ``index.md``, and its plots,
+from the same numbers, so that they cannot disagree: regenerate them, do
+not edit them). A results file is what one run of ``python -m benchmarks
+SCENARIO --json PATH`` wrote; a query (or a fill order of a shape) measured
+in two files is an error. Nothing here imports a scenario: the files are
+the interface.
 """
 
-import argparse
 import json
-import math
 import shlex
-import sys
+import tomllib
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.runner import REFERENCE_RATIO
+from benchmarks.report import plots, production
+from benchmarks.report.text import (
+    BACKENDS,
+    REFERENCE_RATIO,
+    cell,
+    number,
+    ratio_text,
+    size_text,
+    times_text,
+    workers,
+)
 
 PAGE = "index.md"
-COMMENT = ("% Written by `python -m benchmarks.report` from the results files named "
+COMMENT = ("% Written by `python -m benchmarks report` from the results files named "
            "below: regenerate it, do not edit it.")
-
-INTRO = """\
-The latest results of Placer's benchmarks (`benchmarks/` in the repository),
-made on one machine by the commands below, with the date, commit and machine
-of each run.
-
-- Each request is sent once to warm up, then timed several times (`--repeat`;
-  `--reference-repeat` for the reference). **Latency** is what the client
-  sees, from sending the request to the last byte of the answer: the median
-  and the 90th percentile, in milliseconds. Client, server and database
-  share the machine.
-- **CPU** is the server worker's user and system time per request, read
-  from `/proc`: unlike latency it is not inflated by other load on the
-  machine. **Peak RSS** is the worker's memory high-water mark during the
-  query's runs (reset before each query).
-- The **reference** is the OpenStack Placement release named below,
-  installed in its own virtualenv and served by its own gunicorn, with as
-  many workers as Placer, on the same database that Placer served just
-  before. **Placer/reference** is the ratio of the median latencies: below 1
-  Placer is faster, {ratio} means five times faster, the goal for limited
-  queries.
-- Both servers run with the noauth2 strategy, on a database on the same
-  machine (a SQLite file unless a section says otherwise).
-"""
-
-SCALE_INTRO = """\
-The scale scenario writes N resource providers directly with SQL into a new
-database (about 30% of the capacity used, one to five consumers per tree,
-20 aggregates, a tenth of the roots with the trait `CUSTOM_X` and half with
-`HW_CPU_X86_AVX2`) and times the same requests at each size: a request
-whose answer does not grow with the cloud should not take longer in a
-bigger one.
-
-At each size the requests run in the order of the tables, on the same
-server: a request's peak RSS includes what the worker kept from the
-requests before it (the memory of the big answers of `providers?resources`
-and `unlimited` stays with the worker, so the rows after them show it).
-"""
-
-SCENARIOS_INTRO = """\
-Fixed clouds loaded through the API; each query of
-`GET /allocation_candidates` is timed without a limit and with
-`limit=1000` (the unlimited forms of the wide queries whose answers have
-more than 100,000 candidates are skipped). The reference is timed on the
-limited queries only.
-"""
+TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text())
 
 # digits per column
 FORMATS = {"candidates": None, "size_kb": 0, "median_ms": 1, "p90_ms": 1, "cpu_ms": 1,
@@ -139,12 +93,12 @@ class Pair:
 
 def load(paths: list[str]) -> list[Run]:
     runs = []
-    for number, path in enumerate(paths, 1):
+    for n, path in enumerate(paths, 1):
         with open(path) as f:
             data = json.load(f)
         if not isinstance(data, dict) or "results" not in data:
-            raise ReportError(f"{path}: not a results file of python -m benchmarks --json")
-        runs.append(Run(number, path, data))
+            raise ReportError(f"{path}: not a results file of python -m benchmarks")
+        runs.append(Run(n, path, data))
     return runs
 
 
@@ -160,47 +114,6 @@ def pairs(rows: list[dict], key) -> dict[object, list[Pair]]:
                               f"{row['run']})")
         setattr(pair, row["server"], row)
     return {k: list(v.values()) for k, v in groups.items()}
-
-
-# -- formatting ---------------------------------------------------------------
-
-def number(value, digits: int | None) -> str:
-    if value is None:
-        return ""
-    return str(value) if digits is None else f"{value:.{digits}f}"
-
-
-def ratio_text(value: float | None) -> str:
-    """Two significant digits, never fewer than two decimals: 1.05, 0.14, 0.0032."""
-    if value is None:
-        return ""
-    if value <= 0:
-        return "0"
-    digits = max(2, 1 - math.floor(math.log10(value)))
-    return f"{value:.{digits}f}"
-
-
-def speedup_text(value: float | None) -> str:
-    if not value:
-        return ""
-    inverse = 1 / value
-    return f"{inverse:.0f}x" if inverse >= 10 else f"{inverse:.1f}x"
-
-
-def cell(text) -> str:
-    """Text safe in a Markdown table cell."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
-            .replace("`", "\\`").replace("*", "\\*").replace("\n", " "))
-
-
-def size_text(size: int) -> str:
-    return f"{size:,}"
-
-
-def short_size(size: int) -> str:
-    if size >= 1000 and size % 1000 == 0:
-        return f"{size // 1000}k"
-    return str(size)
 
 
 def table(group_pairs: list[Pair], with_reference: bool) -> list[str]:
@@ -244,136 +157,6 @@ def requests_table(rows: list[tuple[str, str]]) -> list[str]:
         shown = path if " " in path else "GET " + path
         lines.append(f"| {cell(query)} | `{urllib.parse.unquote(shown).replace('|', '%7C')}` |")
     return lines
-
-
-# -- plots ---------------------------------------------------------------------
-
-def _pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    matplotlib.rcParams.update({"svg.hashsalt": "placer-results", "svg.fonttype": "path",
-                                "font.size": 9})
-    from matplotlib import pyplot
-    return pyplot
-
-
-def _save(fig, path: Path) -> None:
-    if path.suffix == ".svg":  # no date: the same numbers give the same file
-        fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
-    else:
-        fig.savefig(path, dpi=150, bbox_inches="tight")
-    _pyplot().close(fig)
-
-
-def workers(n) -> str:
-    return "one worker" if n in (None, 1) else f"{n} workers"
-
-
-BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL/MariaDB"}
-
-
-def _plain_log_labels(axis) -> None:
-    """0.1, 1, 10 rather than powers of ten; 2 and 5 times those too when
-    the axis spans less than three decades."""
-    from matplotlib import ticker
-
-    def some(value, _):
-        mantissa = round(value / 10 ** math.floor(math.log10(value)), 6) if value > 0 else 0
-        return f"{value:g}" if mantissa in (2, 5) else ""
-
-    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-    low, high = axis.get_view_interval()
-    axis.set_minor_formatter(ticker.FuncFormatter(some) if low > 0 and high / low < 1000
-                             else ticker.NullFormatter())
-
-
-def _size_axis(ax, sizes: list[int]) -> None:
-    ax.set_xscale("log")
-    ax.set_xticks(sizes, [short_size(s) for s in sizes])
-    ax.minorticks_off()
-    ax.set_xlabel("resource providers")
-
-
-def plot_by_size(path: Path, title: str, ylabel: str, field: str, log_y: bool,
-                 by_size: dict[int, list[Pair]]) -> None:
-    """One line per query and server (Placer solid, the reference dashed)."""
-    plt = _pyplot()
-    sizes = sorted(by_size)
-    queries = list(dict.fromkeys(p.query for s in sizes for p in by_size[s]))
-    fig, ax = plt.subplots(figsize=(8, 4.8))
-    colors = plt.get_cmap("tab10")
-    for i, query in enumerate(queries):
-        for server, style, marker in (("placer", "-", "o"), ("reference", "--", "s")):
-            points = []
-            for size in sizes:
-                pair = next((p for p in by_size[size] if p.query == query), None)
-                row = pair and getattr(pair, server)
-                if row and row.get(field) is not None:
-                    points.append((size, row[field]))
-            if points:
-                xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, linestyle=style, marker=marker, color=colors(i % 10),
-                        label=f"{query} ({'Placer' if server == 'placer' else 'reference'})")
-    _size_axis(ax, sizes)
-    if log_y:
-        ax.set_yscale("log")
-        _plain_log_labels(ax.yaxis)
-    else:
-        ax.set_ylim(bottom=0)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
-              title="solid: Placer, dashed: reference", title_fontsize=8)
-    _save(fig, path)
-
-
-def plot_ratios(path: Path, title: str, series: dict[str, list[tuple[str, float | None]]],
-                ) -> None:
-    """Horizontal bars of Placer/reference (log scale): ``series`` maps a
-    legend label to (query, ratio or None) bars; None is written "n/a"."""
-    plt = _pyplot()
-    queries = list(dict.fromkeys(q for bars in series.values() for q, _ in bars))
-    # side by side when a query is in several series, else one bar per line
-    grouped = sum(len(bars) for bars in series.values()) > len(queries)
-    n = len(series) if grouped else 1
-    height = 0.8 / n
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.3 * len(queries) * max(n, 1.3)))
-    colors = plt.get_cmap("tab10")
-    values = [v for bars in series.values() for _, v in bars if v]
-    low = min([*values, REFERENCE_RATIO, 1.0]) / 3
-    high = max([*values, 1.0]) * 3
-    for j, (label, bars) in enumerate(series.items()):
-        labelled = False  # one legend entry per series
-        for q, value in bars:
-            y = queries.index(q) + ((j - (n - 1) / 2) * height if grouped else 0)
-            if value:
-                # the bar starts at the axis' left end (a log scale has no 0)
-                ax.barh(y, value - low, height=height * 0.9, left=low, color=colors(j % 10),
-                        label=None if labelled else label)
-                labelled = True
-                ax.text(value * 1.08, y, ratio_text(value), va="center", fontsize=7)
-            else:
-                ax.text(low * 1.08, y, "no reference time (see the table)", va="center",
-                        fontsize=7, color="0.4")
-    ax.set_xscale("log")
-    ax.set_xlim(low, high)
-    _plain_log_labels(ax.xaxis)
-    ax.axvline(1.0, color="0.3", linewidth=0.8)
-    ax.axvline(REFERENCE_RATIO, color="tab:red", linewidth=0.8, linestyle="--")
-    top = ax.get_xaxis_transform()  # x: data, y: axes fraction
-    ax.text(1.0, 1.01, "same", fontsize=7, color="0.3", ha="center", va="bottom",
-            transform=top)
-    ax.text(REFERENCE_RATIO, 1.01, f"{1 / REFERENCE_RATIO:.0f}x faster", fontsize=7,
-            color="tab:red", ha="center", va="bottom", transform=top)
-    ax.set_yticks(range(len(queries)), queries)
-    ax.set_ylim(len(queries) - 0.5, -0.5)
-    ax.set_xlabel("Placer / reference, median latency (log scale; lower: Placer faster)")
-    ax.set_title(title, pad=14)
-    ax.grid(True, axis="x", which="major", alpha=0.3)
-    if len(series) > 1:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    _save(fig, path)
 
 
 # -- the page --------------------------------------------------------------------
@@ -425,7 +208,7 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
             "`--reference`:", "", "```sh"]
     for run in runs:
         out.append(run.data.get("command") or f"# run {run.number}: command not recorded")
-    out += ["python -m benchmarks.report " + shlex.join(argv), "```", ""]
+    out += ["python -m benchmarks report " + shlex.join(argv), "```", ""]
     return out
 
 
@@ -449,7 +232,7 @@ def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
         by_size = {size: ps for (s, size), ps in grouped.items() if s == shape}
         sizes = sorted(by_size)
         with_ref = [s for s in sizes if any(p.reference for p in by_size[s])]
-        out += [f"## Scale: {shape} shape, {', '.join(backends)}", "", SCALE_INTRO]
+        out += [f"## Scale: {shape} shape, {', '.join(backends)}", "", TEXTS["scale_intro"]]
         if shape == "nested":
             out += ["In the nested shape a tree is a root with DISK_GB and two NUMA "
                     "children with VCPU and MEMORY_MB: N providers are N/3 trees.", ""]
@@ -481,10 +264,12 @@ def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
         out += _scale_summary(by_size)
 
         latency = f"scale-{shape}-latency.{fmt}"
-        plot_by_size(out_dir / latency, f"Median latency, scale ({shape}), {where_when(runs)}",
+        plots.plot_by_size(out_dir / latency,
+                           f"Median latency, scale ({shape}), {where_when(runs)}",
                      "median latency, ms (log scale)", "median_ms", True, by_size)
         memory = f"scale-{shape}-memory.{fmt}"
-        plot_by_size(out_dir / memory, f"Peak worker RSS, scale ({shape}), {where_when(runs)}",
+        plots.plot_by_size(out_dir / memory,
+                           f"Peak worker RSS, scale ({shape}), {where_when(runs)}",
                      "peak RSS, MiB", "rss_peak_mb", False, by_size)
         written += [latency, memory]
         out += ["### Latency", "",
@@ -492,7 +277,8 @@ def _scale_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
                 f"Placer and the reference, log-log]({latency})", ""]
         if with_ref:
             ratio = f"scale-{shape}-ratio.{fmt}"
-            plot_ratios(out_dir / ratio, f"Placer / reference, scale ({shape}), {where_when(runs)}",
+            plots.plot_ratios(out_dir / ratio,
+                              f"Placer / reference, scale ({shape}), {where_when(runs)}",
                         {f"{size_text(s)} providers": [(p.query, p.ratio) for p in by_size[s]]
                          for s in with_ref})
             written.append(ratio)
@@ -531,7 +317,7 @@ def _scale_summary(by_size: dict[int, list[Pair]]) -> list[str]:
             if p.reference and p.reference.get("median_ms") is not None:
                 text += (f", reference {number(p.reference['median_ms'], 1)} ms "
                          f"(Placer/reference {ratio_text(p.ratio)}, "
-                         f"{speedup_text(p.ratio)} faster)")
+                         f"{times_text(1 / p.ratio if p.ratio else None)} faster)")
             elif p.reference:
                 text += f", reference: {cell(p.reference.get('note') or 'no time')}"
             items.append(text)
@@ -548,7 +334,7 @@ def _scenarios_section(runs: list[Run], out_dir: Path, written: list[str],
     described = {}
     for run in runs:
         described.update(run.data.get("scenarios") or {})
-    out = [f"## Scenarios: {', '.join(grouped)}", "", SCENARIOS_INTRO]
+    out = [f"## Scenarios: {', '.join(grouped)}", "", TEXTS["scenarios_intro"]]
     settings = []
     for run in runs:
         d = run.data
@@ -570,7 +356,7 @@ def _scenarios_section(runs: list[Run], out_dir: Path, written: list[str],
         out += _scenarios_summary(compared)
         ratio = f"scenarios-ratio.{fmt}"
         bars = {g: [(f"{g}: {p.query}", p.ratio) for p in ps] for g, ps in compared.items()}
-        plot_ratios(out_dir / ratio,
+        plots.plot_ratios(out_dir / ratio,
                     f"Placer / reference, limited queries, {where_when(runs)}", bars)
         written.append(ratio)
         out += [f"![Placer/reference median latency of each limited query]({ratio})", ""]
@@ -614,51 +400,6 @@ def _scenarios_summary(compared: dict[str, list[Pair]]) -> list[str]:
     return [out[-1], ""]
 
 
-# -- the fill scenario ------------------------------------------------------------
-
-FILL_INTRO = """\
-How the order of the allocation candidates shapes a cloud that Nova's
-scheduler fills (`benchmarks/fill.py`): {schedulers} scheduler threads
-boot a seeded stream of instances (deleting a random live one at
-{delete:.0%} of the steps), each asking `GET /allocation_candidates` with
-`limit={limit}` (microversion {version}), weighing the candidates by the
-free RAM of their host like Nova's default RAMWeigher (ties keep
-placement's order) and claiming the best with `PUT /allocations` (on 409,
-the next one). Each order runs on a fresh server and database with the
-same cloud and the same stream. Flavors (vCPU / MiB / GB, share of the
-boots): {flavors}.
-
-- **Orders**: Placer's `[placer] candidate_order` (`random` also sets
-  `randomize_allocation_candidates`); `reference-id` and
-  `reference-random` are the reference without and with
-  `randomize_allocation_candidates`. Without it the reference does not
-  list candidates by provider id but in the iteration order of a Python
-  set of allocation requests (hashes of provider ids and resource class
-  names, salted per process). `no-limit` is Placer asked without `limit`:
-  Nova's weigher then sees every host that fits, which is what it does
-  alone. With one scheduler that is the evenest it can spread (an order
-  only chooses which of these hosts a limited answer hands it); with
-  several, they all take the same emptiest hosts.
-- **At half full** (half of the cloud's RAM capacity used), every
-  provider's inventories and usages are read through the API: the
-  **standard deviation of host RAM use** (used / capacity per host: low is
-  even), the **fullest host**, the **empty hosts** (in brackets, the most
-  that any placement could leave empty with that much RAM in use) and the
-  hosts that still **fit `{largest}`**, the largest flavor (high is less
-  fragmented).
-- **Placed before failure**: instances placed until the first boot that
-  failed (no candidate, or a conflict on each) although the cloud, summed
-  over its providers, had the free capacity of each resource class of the
-  flavor; with the **RAM used** then and the **failed boot** (its flavor,
-  and whether it got no candidate or only conflicts). A run without such a
-  failure stopped after its maximum number of boots.
-- **Conflicts** are claims answered 409 (another scheduler took the room
-  first), per instance placed. Latency is per request as the scheduler
-  sees it, median / p90 in ms; with {workers} and {schedulers} schedulers
-  a request also waits for the others', so it is not the server's time
-  for one request.
-"""
-
 FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts (most possible)",
                 "fit largest",
                 "placed before failure", "RAM used at failure", "failed boot",
@@ -669,13 +410,6 @@ FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts (mos
 def order_of(run: Run) -> str:
     """The [placer] candidate_order a scale run was served in ('' if unset)."""
     return (run.data.get("candidate_order") or {}).get("candidate_order", "")
-
-
-ORDER_INTRO = (
-    "What each candidate order costs: the scale scenario's limited queries served "
-    "with `python -m benchmarks --start --scenario scale --candidate-order ORDER` "
-    "(`[placer] candidate_order`, the herd pool at its default unless shown), on each "
-    "backend, one worker. Median latency in ms (the server's CPU ms in brackets).")
 
 
 def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
@@ -692,7 +426,7 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
                     row["query"]] = row
     queries = list(dict.fromkeys(q for sizes in series.values() for rows in sizes.values()
                                  for q in rows))
-    out = ["## Candidate order: what it costs", "", ORDER_INTRO, "",
+    out = ["## Candidate order: what it costs", "", TEXTS["order_intro"], "",
            "| backend | order | providers | " + " | ".join(queries) + " |",
            "|---|---|---|" + "---|" * len(queries)]
     for (backend, label), sizes in series.items():
@@ -705,7 +439,7 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
             out.append(f"| {backend} | {label} | {size_text(size)} | " + " | ".join(cells) + " |")
     out.append("")
     plot = f"order-latency.{fmt}"
-    plt = _pyplot()
+    plt = plots.pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for (backend, label), sizes in series.items():
         points = [(size, rows["limit=1000"]["median_ms"]) for size, rows in sorted(sizes.items())
@@ -714,12 +448,12 @@ def _order_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str)
             ax.plot(*zip(*points, strict=True), marker="o", label=f"{backend}, {label}")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    _plain_log_labels(ax.yaxis)
-    _size_axis(ax, sorted({s for sizes in series.values() for s in sizes}))
+    plots.plain_log_labels(ax.yaxis)
+    plots.size_axis(ax, sorted({s for sizes in series.values() for s in sizes}))
     ax.set_ylabel("median latency, ms (log scale)")
     ax.set_title(f"limit=1000 by candidate order and backend, {where_when(runs)}")
     ax.legend(fontsize=8)
-    _save(fig, out_dir / plot)
+    plots.save(fig, out_dir / plot)
     written.append(plot)
     out += [f"![limit=1000 median latency against the number of providers, per order and "
             f"backend]({plot})", ""]
@@ -776,60 +510,13 @@ def _fill_cells(r: dict) -> list[str]:
             ms("delete")]
 
 
-def plot_fill_bars(path: Path, title: str, rows: list[dict], largest: str) -> None:
-    """Std dev of RAM use, empty hosts and hosts fitting the largest flavor
-    at half full, one bar per order (the reference's hatched)."""
-    plt = _pyplot()
-    panels = (("std_ram_use", "std dev of host RAM use"), ("empty_hosts", "empty hosts"),
-              ("hosts_fitting_largest", f"hosts fitting {largest}"))
-    fig, axes = plt.subplots(1, 3, figsize=(9, 0.9 + 0.3 * len(rows)), sharey=True)
-    colors = plt.get_cmap("tab10")
-    orders = [r["order"] for r in rows]
-    for ax, (key, label) in zip(axes, panels, strict=True):
-        for i, r in enumerate(rows):
-            value = r["half"][key]
-            ax.barh(i, value, color=colors(i % 10), height=0.7,
-                    hatch="//" if r.get("server") == "reference" else None)
-            ax.text(value, i, f" {number(value, 3 if key == 'std_ram_use' else None)}",
-                    va="center", fontsize=7)
-        ax.set_xlabel(label)
-        ax.set_xlim(0, max([r["half"][key] for r in rows] + [1e-9]) * 1.3)
-        ax.grid(True, axis="x", alpha=0.3)
-    axes[0].set_yticks(range(len(orders)), orders)
-    axes[0].set_ylim(len(orders) - 0.5, -0.5)
-    fig.suptitle(title)
-    fig.tight_layout()
-    _save(fig, path)
-
-
-def plot_fill_use(path: Path, title: str, rows: list[dict]) -> None:
-    """Each order's hosts sorted by RAM use at half full: flat is even."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4.2))
-    colors = plt.get_cmap("tab10")
-    for i, r in enumerate(rows):
-        use = sorted(r["half"]["ram_use"], reverse=True)
-        xs = [(k + 0.5) / len(use) * 100 for k in range(len(use))]
-        ax.plot(xs, [u * 100 for u in use], color=colors(i % 10),
-                linestyle="--" if r.get("server") == "reference" else "-", label=r["order"])
-    ax.set_xlim(0, 100)
-    ax.set_ylim(0, 100)
-    ax.set_xlabel("hosts, fullest first (% of the hosts)")
-    ax.set_ylabel("RAM used, % of the host's capacity")
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
-              title="dashed: reference", title_fontsize=8)
-    _save(fig, path)
-
-
 def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) -> list[str]:
     by_shape = fill_rows(runs)
     first = runs[0].data
     flavors = ", ".join(f"{f['name']} {f['vcpus']} / {f['ram_mb']} / {f['disk_gb']} "
                         f"({f['weight']}%)" for f in first.get("flavors", []))
     out = ["## Fill: candidate order and how the cloud fills", "",
-           FILL_INTRO.format(schedulers=first.get("schedulers"),
+           TEXTS["fill_intro"].format(schedulers=first.get("schedulers"),
                              delete=first.get("delete_fraction", 0), limit=first.get("limit"),
                              version=first.get("version"), flavors=flavors or "not recorded",
                              largest=first.get("largest"),
@@ -878,9 +565,9 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
         stem = "fill-" + label.replace(", ", "-").replace(" ", "-")
         bars, use = f"{stem}-half.{fmt}", f"{stem}-ram-use.{fmt}"
         when = where_when([run for run in runs if any(r["run"] == run.number for r in rows)])
-        plot_fill_bars(out_dir / bars, f"At half full, {label}, {when}", rows,
+        plots.plot_fill_bars(out_dir / bars, f"At half full, {label}, {when}", rows,
                        first.get("largest", "largest"))
-        plot_fill_use(out_dir / use, f"Host RAM use at half full, {label}, {when}", rows)
+        plots.plot_fill_use(out_dir / use, f"Host RAM use at half full, {label}, {when}", rows)
         written += [bars, use]
         out += [f"![At half full, per order: standard deviation of the hosts' RAM use, "
                 f"empty hosts, hosts fitting the largest flavor]({bars})", "",
@@ -891,18 +578,7 @@ def _fill_section(runs: list[Run], out_dir: Path, written: list[str], fmt: str) 
 def _capacity_section(runs: list[Run]) -> list[str]:
     """GET and POST /capacity and the capacity gauges per run (shape and
     backend), and what the tools' scrapes cost against the same database."""
-    out = ["## Capacity", "",
-           "`GET /capacity` for one flavor (every root listed), `POST /capacity` with 20 "
-           "flavors (`limit=100` each), the free capacity per class, and `GET /metrics` with "
-           "the capacity gauges (openstack-exporter's four per inventory record, and "
-           "os-capacity's for the 20 flavors; then the exporter's alone), served by Placer "
-           "with one worker from the scale scenario's database "
-           "(`python -m benchmarks.capacity`). Median latency in ms (the server's CPU ms "
-           "in brackets), and the worker's peak RSS. Targets, on SQLite: one flavor "
-           "under 1 s and 20 under 2 s at 100,000 flat providers, peak RSS under 300 MiB, "
-           "the scrape with 20 flavors under 2 s at 10,000; the same at 10,000 NUMA hosts "
-           "(30,000 providers, nested). The result column compares each size with those "
-           "figures; on PostgreSQL and MariaDB the figures are reported, not targets.", ""]
+    out = ["## Capacity", "", TEXTS["capacity_intro"], ""]
     for run in runs:
         d = run.data
         sizes = sorted({r["size"] for r in d["results"]})
@@ -936,23 +612,13 @@ def _capacity_section(runs: list[Run]) -> list[str]:
 
 def _production_section(runs: list[Run]) -> list[str]:
     """Placer against the reference on each database (benchmarks/production.py)."""
-    from benchmarks import production  # the scenario imports this module
     data = [r.data for r in runs]
     out = ["## On every database: how much faster, at what size", "",
-           "Placer and the reference serving the same database at the same time "
-           "(`python -m benchmarks.production`; runs " +
-           ", ".join(str(r.number) for r in runs) + " below), requests alternating "
-           "between them. A cell is Placer's median latency over the reference's, and "
-           "whether it meets the target (below 1: Placer is faster); claims: Placer's "
-           "successful claims per second over the reference's; at 100,000 providers, "
-           "Placer's median in ms against an absolute target.", "",
+           TEXTS["production_intro"].format(runs=", ".join(str(r.number) for r in runs)), "",
            *production.summary_lines(data), ""]
     if any(d.get("throughput") for d in data):
-        out += ["### Throughput against workers", "",
-                "Simulated boots (candidates with limit=1000, a claim on the chosen "
-                "candidate), quota checks and resource-tracker updates from a fixed number "
-                "of client threads for a fixed time: requests answered per second and the "
-                "99th percentile of their latency.", "", *production.throughput_lines(data), ""]
+        out += ["### Throughput against workers", "", TEXTS["throughput_intro"], "",
+                *production.throughput_lines(data), ""]
     return out
 
 
@@ -975,7 +641,7 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[str] = []
     body = [COMMENT, "", "# Benchmark results", "",
-            INTRO.format(ratio=REFERENCE_RATIO), ""]
+            TEXTS["intro"].format(ratio=REFERENCE_RATIO), ""]
     production_runs = [r for r in runs if r.kind == "production"]
     if production_runs:  # the answer to "how much faster, where": first
         body += _production_section(production_runs)
@@ -1004,27 +670,28 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     return [PAGE, *written]
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.report", description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", nargs="+", help="JSON files of python -m benchmarks --json")
-    parser.add_argument("--out", default="docs/results",
-                        help="directory of the page and plots (docs/results)")
-    parser.add_argument("--format", choices=["svg", "png"], default="svg",
-                        help="of the plots (svg)")
-    parser.add_argument("--note", action="append", default=[],
-                        help="a paragraph for the page's 'How they were measured' (repeatable)")
-    args = parser.parse_args(argv)
-    try:
-        written = write(args.results, Path(args.out), argv, args.format, args.note)
-    except (OSError, ValueError, KeyError, ReportError) as exc:
-        print(f"python -m benchmarks.report: {exc}", file=sys.stderr)
-        return 1
-    print("\n".join(str(Path(args.out) / name) for name in written))
-    return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def summary(data: dict) -> str:
+    """One run's results, as the page shows them, without plots: what the
+    command prints."""
+    run = Run(1, "", data)
+    if run.kind == "production":
+        out = production.summary_lines([data]) + [""] + production.throughput_lines([data])
+    elif run.kind == "capacity":
+        out = _capacity_section([run])[2:]
+    elif run.kind == "fill":
+        out = [line for label, rows in fill_rows([run]).items() for line in (
+            f"{label}:", "", "| " + " | ".join(FILL_COLUMNS) + " |",
+            "|" + "---|" * len(FILL_COLUMNS), *("| " + " | ".join(_fill_cells(r)) + " |"
+                                                for r in rows), "")]
+    elif run.kind == "span":
+        out = [json.dumps(data["spans"], indent=1)]
+    else:
+        key = ((lambda r: (r["shape"], r["size"])) if run.kind == "scale"
+               else (lambda r: r["group"]))
+        out = [line for group, ps in pairs(run.rows(), key).items() for line in (
+            str(group), "", *table(ps, any(p.reference for p in ps)), "")]
+    checks = [c if isinstance(c, str) else f"{c['result']} {c['shape']}, {c['cloud']}: "
+              f"{c['check']} ({c['detail']})" for c in data.get("checks", [])]
+    return "\n".join(out + checks)

@@ -1,0 +1,219 @@
+"""Throw-away servers, Placer's or the reference's, and their CPU time and
+memory read from /proc.
+
+A server gets a temporary directory holding its configuration (a SQLite
+file unless a connection URL is given, noauth2, schema created at start-up)
+and its log. With ``reference=VENV`` it is the reference implementation
+installed in that virtualenv (``openstack-placement`` and gunicorn), served
+by that venv's gunicorn on the same configuration; nothing of it is
+imported here.
+"""
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import sqlalchemy as sa
+
+TIMEOUT = 600  # seconds a worker may spend on one request (gunicorn's default: 30)
+
+
+def conf_text(sections: dict[str, dict]) -> str:
+    """A placement.conf: {group: {option: value}}; a list is a multi-valued
+    option (one line per value), a bool is written in lower case."""
+    def value(v) -> str:
+        return str(v).lower() if isinstance(v, bool) else str(v)
+    return "\n".join(f"[{group}]\n" + "".join(
+        f"{key} = {value(item)}\n" for key, v in options.items()
+        for item in (v if isinstance(v, list) else [v]))
+        for group, options in sections.items() if options)
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 20) -> None:
+    """Terminate a server started in its own process group, then kill the
+    group: a worker still busy with a request its client gave up on would
+    keep a core the next measurements need."""
+    if proc.poll() is None:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # our own process group only
+    proc.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``with Server() as s:`` serves on ``s.url`` until the block ends.
+
+    ``placement``, ``placer``: options of those groups (the reference, like
+    any oslo.config program, ignores a group it does not know).
+    """
+
+    def __init__(self, workers: int = 1, connection: str | None = None,
+                 reference: str | None = None, placement: dict | None = None,
+                 placer: dict | None = None):
+        self.workers, self.connection, self.reference = workers, connection, reference
+        self.placement, self.placer = dict(placement or {}), dict(placer or {})
+        self.proc: subprocess.Popen | None = None
+        self.grace = 15.0  # seconds the server has to stop on SIGTERM
+        self.url = ""
+
+    def __enter__(self) -> "Server":
+        self._tmp = tempfile.TemporaryDirectory(prefix="placer-bench-")
+        tmp = Path(self._tmp.name)
+        connection = self.connection or f"sqlite:///{tmp / 'placement.sqlite'}"
+        if self.reference:
+            connection = reference_connection(connection, self.reference)
+        (tmp / "placement.conf").write_text(conf_text({
+            "api": {"auth_strategy": "noauth2"},
+            # the reference is served on a database made by Placer's migrations
+            "placement_database": {"connection": connection, "sync_on_startup": not self.reference},
+            "placement": self.placement, "placer": self.placer}))
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        serve = ["--bind", f"127.0.0.1:{port}", "--workers", str(self.workers),
+                 "--timeout", str(TIMEOUT)]
+        # PYTHONPATH, if set here, may lead to Placer's own ``placement``
+        # package: the reference imports only its venv's
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH" or not self.reference},
+               "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
+        app = "placement.wsgi.api:application"
+        if self.reference:
+            command = [_gunicorn(Path(self.reference) / "bin"), *serve, app]
+        elif _accepts_timeout(_placement_api()):
+            command = [_placement_api(), "--config-file", str(tmp / "placement.conf"), *serve]
+            env = None
+        else:  # gunicorn's 30 s would kill a worker on a slow query
+            command = [_gunicorn(Path(_placement_api()).parent), *serve, app]
+        self._log = open(tmp / "server.log", "wb")  # closed in __exit__
+        # its own process group: __exit__ ends the workers too
+        self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
+                                     env=env, start_new_session=True)
+        try:
+            self._wait_ready(tmp / "server.log")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _wait_ready(self, log: Path, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"server not ready after {timeout}s:\n{log.read_text()[-3000:]}")
+
+    def restart(self) -> None:
+        """After a request was given up on: its worker would go on computing."""
+        self.__exit__(None, None, None)
+        self.__enter__()
+
+    def measured(self) -> "Proc | None":
+        return Proc(self.proc.pid) if os.path.exists("/proc/self/status") else None
+
+    def __exit__(self, *exc) -> None:
+        if self.proc:
+            stop_process(self.proc, self.grace)
+        self._log.close()
+        self._tmp.cleanup()
+
+
+class Proc:
+    """CPU time and peak RSS (VmHWM, resettable) of a server's workers.
+
+    Workers are the children of ``pid`` (gunicorn's master); a server
+    without children is measured itself. Resetting the peak needs write
+    access to /proc/<pid>/clear_refs (our own processes). CPU time is what
+    the workers used, whatever else runs on the machine.
+    """
+
+    def __init__(self, pid: int):
+        self.pid = pid
+
+    def pids(self) -> list[int]:
+        children = []
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            children += [int(c) for c in (task / "children").read_text().split()]
+        return children or [self.pid]
+
+    def reset(self) -> float:
+        """Start a new peak; returns the current RSS in MiB."""
+        for pid in self.pids():
+            Path(f"/proc/{pid}/clear_refs").write_text("5")
+        return self.read("VmRSS")
+
+    def read(self, field: str = "VmHWM") -> float:
+        """Largest value of ``field`` over the workers, in MiB."""
+        def kib(pid: int) -> int:
+            line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                        if line.startswith(field + ":"))
+            return int(line.split()[1])
+        return max(kib(pid) for pid in self.pids()) / 1024
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the workers so far."""
+        ticks = 0
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def reference_connection(url: str, venv: str) -> str:
+    """The database URL for the reference: its virtualenv has psycopg2 (the
+    usual one), not always psycopg 3, which Placer's URL names."""
+    parsed = sa.make_url(url)
+    if parsed.drivername == "postgresql+psycopg" and has_module(venv, "psycopg2"):
+        return parsed.set(drivername="postgresql+psycopg2").render_as_string(
+            hide_password=False)
+    return url
+
+
+def has_module(venv: str, module: str) -> bool:
+    try:
+        return subprocess.run([str(Path(venv) / "bin" / "python"), "-c", f"import {module}"],
+                              capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _placement_api() -> str:
+    beside = Path(sys.executable).parent / "placement-api"
+    found = str(beside) if beside.exists() else shutil.which("placement-api")
+    if not found:
+        raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
+    return found
+
+
+@functools.cache
+def _accepts_timeout(executable: str) -> bool:
+    help_text = subprocess.run([executable, "--help"], capture_output=True, text=True).stdout
+    return "--timeout" in help_text
+
+
+def _gunicorn(bin_dir: Path) -> str:
+    if not (bin_dir / "gunicorn").exists():
+        raise RuntimeError(f"{bin_dir / 'gunicorn'} not found: pip install gunicorn "
+                           "(and openstack-placement, for the reference) there")
+    return str(bin_dir / "gunicorn")

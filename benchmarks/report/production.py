@@ -1,0 +1,127 @@
+"""The production runs' summary: a column per database, shape and size."""
+
+from benchmarks.report.text import ratio_text, times_text
+
+NO_REFERENCE = "no reference"
+BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MariaDB/MySQL"}
+
+
+def _k(size: int) -> str:
+    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
+
+
+def _num(value, digits: int = 1) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def target_text(target: dict | None) -> str:
+    if not target:
+        return ""
+    kind, value = target["kind"], target["value"]
+    if kind == "max_ms":
+        return f"under {value:g} ms"
+    if kind == "min_ratio":
+        return f"≥ {value:g}x, no violation"
+    return f"≤ {value:g}"
+
+
+def figure_text(figures: dict | None) -> str:
+    """A server's median (ms), or why it has none."""
+    if figures is None:
+        return NO_REFERENCE
+    if figures.get("over_s"):
+        return f"over {figures['over_s']:g} s"
+    if figures.get("status"):
+        return str(figures["status"])
+    if figures.get("error"):
+        return "failed"
+    return _num(figures.get("median_ms"))
+
+
+def cell_text(row: dict) -> str:
+    """One summary cell: ratio (or median, for absolute targets) and verdict."""
+    placer, reference = row.get("placer") or {}, row.get("reference")
+    target = row.get("target") or {}
+    judged = row.get("verdict", "-")
+    if row.get("kind") == "claims":
+        ratio = row.get("ratio")
+        text = times_text(ratio, 2) if ratio is not None else (
+            NO_REFERENCE if reference is None else "")
+        violations = len(placer.get("violations") or [])
+        text += f", {violations} violations" if violations else ""
+        theirs = len((reference or {}).get("violations") or [])
+        text += f" (reference: {theirs} violations)" if theirs else ""
+    elif target.get("kind") == "max_ms":
+        text = f"{figure_text(placer)} ms"
+        if reference is not None and row.get("ratio") is not None:
+            text += f" ({'under ' if row.get('ratio_bound') else ''}"
+            text += f"{ratio_text(row['ratio'])} of the reference)"
+    elif placer.get("median_ms") is None:
+        text = f"Placer {figure_text(placer)}"
+    elif reference is None:
+        text = NO_REFERENCE
+    elif row.get("ratio") is None:
+        text = f"reference {figure_text(reference)}"
+    else:
+        text = ("under " if row.get("ratio_bound") else "") + ratio_text(row["ratio"])
+    return f"{text}, {judged}" if judged != "-" and text else (text or judged)
+
+
+def run_label(data: dict) -> str:
+    version = data.get("database_version") or ""
+    if data.get("backend") == "postgresql" and version.startswith("PostgreSQL"):
+        return " ".join(version.split()[:2])  # PostgreSQL 15.4
+    if "MariaDB" in version:
+        return "MariaDB " + version.split("-")[0]
+    if version:
+        return version if data.get("backend") != "mysql" else f"MySQL {version}"
+    return BACKENDS.get(data.get("backend"), str(data.get("backend")))
+
+
+def summary_lines(runs: list[dict]) -> list[str]:
+    """Rows: the queries; columns: each run's (database) shape and size."""
+    columns = []
+    for i, data in enumerate(runs):
+        for step in dict.fromkeys((r["shape"], r["size"]) for r in data["results"]):
+            columns.append((i, *step))
+    queries = list(dict.fromkeys(r["query"] for data in runs for r in data["results"]))
+    cells = {(i, r["shape"], r["size"], r["query"]): r
+             for i, data in enumerate(runs) for r in data["results"]}
+    targets: dict[str, list[str]] = {}  # the ratio's, then absolute ones with their sizes
+    for data in runs:
+        for r in data["results"]:
+            if r.get("target"):
+                text = target_text(r["target"])
+                if r["target"]["kind"] == "max_ms":
+                    text += f" at {_k(r['size'])}"
+                if text not in targets.setdefault(r["query"], []):
+                    targets[r["query"]].append(text)
+    lines = ["| query | target | " + " | ".join(
+        f"{run_label(runs[i])} {shape} {_k(size)}" for i, shape, size in columns) + " |",
+        "|---|---|" + "---|" * len(columns)]
+    for query in queries:
+        row = [query, "; ".join(targets.get(query, []))]
+        for i, shape, size in columns:
+            r = cells.get((i, shape, size, query))
+            row.append("" if r is None else cell_text(r))
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def throughput_lines(runs: list[dict]) -> list[str]:
+    lines = ["| database | data | workers | Placer requests/s | Placer p99 ms | "
+             "reference requests/s | reference p99 ms | Placer/reference throughput |",
+             "|---|---|---|---|---|---|---|---|"]
+    for data in runs:
+        found = {}
+        for r in data.get("throughput") or []:
+            found.setdefault((r["shape"], r["size"], r["workers"]), {})[r["server"]] = r
+        for (shape, size, workers), pair in found.items():
+            p, r = pair.get("placer"), pair.get("reference")
+            ratio = p["per_second"] / r["per_second"] if p and r and r["per_second"] else None
+            lines.append(
+                f"| {run_label(data)} | {shape} {_k(size)} | {workers} | "
+                f"{_num(p and p['per_second'])} | {_num(p and p['p99_ms'], 0)} | "
+                f"{_num(r and r['per_second'])} | {_num(r and r['p99_ms'], 0)} | "
+                f"{times_text(ratio, 2)} |")
+    return lines

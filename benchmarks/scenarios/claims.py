@@ -1,0 +1,92 @@
+"""What a claim costs, in process through the WSGI app: A/B between builds.
+
+One run loads ``hosts`` compute nodes into a throw-away database (through
+the API, not timed), then times ``claims`` claims (each on a random host)
+and their deletes: wall seconds and this process's CPU seconds (on SQLite
+all of it; on PostgreSQL and MariaDB the wall time counts the server too).
+``--ab SRC`` runs pairs alternating this checkout's build and the one whose
+``src/`` is SRC (a ``git worktree`` of an older commit), each run a fresh
+process and database, and prints the medians and per-pair ratios (this
+build's over SRC's). Only public entry points are used, so that an older
+build runs the same code.
+"""
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from benchmarks.harness.client import InProcessClient, placer_app
+from benchmarks.harness.databases import ThrowAwayDatabase
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(backend: str, hosts: int, claims: int, seed: int) -> dict:
+    """One run: load, then time the claims and the deletes."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="placer-claims-") as directory:
+        db = ThrowAwayDatabase(backend, directory=directory, prefix="placer_claims")
+        try:
+            client = InProcessClient(placer_app(Path(directory), db.create()))
+            uuids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(hosts)]
+            for n, rp in enumerate(uuids):
+                client.call("POST", "/resource_providers", {"uuid": rp, "name": f"host{n}"})
+                client.call("PUT", f"/resource_providers/{rp}/inventories", {
+                    "resource_provider_generation": 0,
+                    "inventories": {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144},
+                                    "DISK_GB": {"total": 2000}}})
+            consumers = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(claims)]
+            targets = [rng.choice(uuids) for _ in range(claims)]
+            figures = {}
+            for phase in ("claims", "deletes"):
+                wall, cpu = time.perf_counter(), time.process_time()
+                for consumer, rp in zip(consumers, targets, strict=True):
+                    if phase == "claims":
+                        client.call("PUT", f"/allocations/{consumer}", {
+                            "allocations": {rp: {"resources": {
+                                "VCPU": 1, "MEMORY_MB": 2048, "DISK_GB": 20}}},
+                            "project_id": "p", "user_id": "u", "consumer_generation": None,
+                            "consumer_type": "INSTANCE"})
+                    else:
+                        client.call("DELETE", f"/allocations/{consumer}")
+                figures[phase] = {"wall": time.perf_counter() - wall,
+                                  "cpu": time.process_time() - cpu}
+            return figures
+        finally:
+            db.drop()
+
+
+def _child(src: str, backend: str, args) -> dict:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([src, str(ROOT)]))
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "claims", "--backend", backend,
+         "--hosts", str(args.hosts), "--claims", str(args.claims), "--seed", str(args.seed)],
+        env=env, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.splitlines()[-1])
+
+
+def ab(args) -> str:
+    """Alternate this build (A) and SRC's (B); medians and per-pair ratios."""
+    lines = [f"claims A/B: A = {ROOT / 'src'}, B = {args.ab}; {args.hosts} hosts, "
+             f"{args.claims} claims then their deletes, {args.pairs} pairs (A then B)",
+             "| backend | figure | A median (s) | B median (s) | A/B per pair: median (min-max) |",
+             "| --- | --- | --- | --- | --- |"]
+    for backend in args.backend.split(","):
+        pairs = [(_child(str(ROOT / "src"), backend, args), _child(args.ab, backend, args))
+                 for _ in range(args.pairs)]
+        for phase in ("claims", "deletes"):
+            for figure in ("wall", "cpu"):
+                a = [p[0][phase][figure] for p in pairs]
+                b = [p[1][phase][figure] for p in pairs]
+                ratios = [x / y for x, y in zip(a, b, strict=True)]
+                lines.append(f"| {backend} | {phase} {figure} | {statistics.median(a):.3f} | "
+                             f"{statistics.median(b):.3f} | {statistics.median(ratios):.3f} "
+                             f"({min(ratios):.3f}-{max(ratios):.3f}) |")
+    return "\n".join(lines)

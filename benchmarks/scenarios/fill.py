@@ -1,0 +1,426 @@
+"""Nova's scheduler filling a cloud, for each candidate order: how evenly
+the RAM is used and how fragmented the hosts are at half full, how many
+instances fit before the first boot that fails although the cloud has the
+room in total.
+
+Each order gets a fresh server and database with the same cloud (hosts of
+data.toml's generations; nested: the root holds the disk, two NUMA children
+half of the VCPU and MEMORY_MB each) and the same seeded stream of boots
+and deletes. ``schedulers`` threads draw the steps; a boot asks
+``GET /allocation_candidates`` (1.36, the flavor in the unsuffixed group,
+``limit``), weighs the candidates like Nova's RAMWeigher (most free RAM of
+the host first; ties keep placement's order) and claims the best, the next
+on 409. At half of the RAM used, every provider's inventories and usages
+are read through the API. Orders: Placer's ``[placer] candidate_order``
+(``random`` also sets ``randomize_allocation_candidates``), ``no-limit``
+(the id order without a limit: Nova's weigher alone), and the reference
+without and with ``randomize_allocation_candidates``.
+"""
+
+import json
+import random
+import statistics
+import threading
+import time
+import urllib.parse
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from benchmarks.harness import machine
+from benchmarks.harness.client import Client, HTTPError
+from benchmarks.harness.databases import ThrowAwayDatabase, prepare
+from benchmarks.harness.servers import Server
+from benchmarks.scenarios import DATA, progress
+from benchmarks.scenarios.fixed import THREADS, Provider, Scenario, load
+from placer.db import engine as db_engine
+
+D = DATA["fill"]
+RAM = "MEMORY_MB"
+SHAPES = ("flat", "nested")
+NO_LIMIT = "no-limit"  # the id order, every candidate: Nova's weigher alone
+FLAVORS = D["flavors"]
+LARGEST = max(FLAVORS, key=lambda f: f["ram_mb"])
+
+
+def resources(flavor: dict) -> dict[str, int]:
+    return {"VCPU": flavor["vcpus"], RAM: flavor["ram_mb"], "DISK_GB": flavor["disk_gb"]}
+
+
+def host_inventory(cores: int, ram_gib: int, disk_gb: int) -> dict[str, dict]:
+    """A host's: VCPU at allocation ratio 4.0 (Nova's initial), RAM with
+    4 GiB reserved, disk."""
+    return {"VCPU": {"total": cores, "allocation_ratio": 4.0},
+            RAM: {"total": ram_gib * 1024, "reserved": 4096}, "DISK_GB": {"total": disk_gb}}
+
+
+def numa_inventory(cores: int, ram_gib: int, disk_gb: int) -> dict[str, dict]:
+    """Each of its two NUMA nodes': half the cores and RAM (2 GiB reserved)."""
+    return {"VCPU": {"total": cores // 2, "allocation_ratio": 4.0},
+            RAM: {"total": ram_gib * 512, "reserved": 2048}}
+
+
+def cloud(hosts: int, shape: str, seed: int = 0, kind: str = "identical") -> Scenario:
+    """The hosts, with uuids from the seed: the same cloud for every order."""
+    if shape not in SHAPES:
+        raise ValueError(f"unknown shape {shape!r}")
+    generations = D["clouds"][kind]
+    rng = random.Random(f"fill cloud {seed}")
+    providers = []
+    for i in range(hosts):
+        generation = generations[i * len(generations) // hosts]
+        root = Provider(f"fill-host-{i:04d}", uuid=_uuid(rng))
+        providers.append(root)
+        if shape == "flat":
+            root.inventories = host_inventory(*generation)
+            continue
+        root.inventories = {"DISK_GB": host_inventory(*generation)["DISK_GB"]}
+        providers += [Provider(f"{root.name}-numa{n}", parent=root.uuid, uuid=_uuid(rng),
+                               inventories=numa_inventory(*generation)) for n in range(2)]
+    return Scenario(f"fill {shape} {kind}", providers, {}, [])
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def capacity(inventory: dict) -> int:
+    """What placement lets allocations use: (total - reserved) * ratio."""
+    return int((inventory["total"] - inventory.get("reserved", 0))
+               * inventory.get("allocation_ratio", 1.0))
+
+
+@dataclass
+class Host:
+    """A tree: provider -> class -> [capacity, used]."""
+
+    uuid: str
+    providers: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+
+    def total(self, rc: str, index: int) -> int:
+        return sum(inv[rc][index] for inv in self.providers.values() if rc in inv)
+
+    @property
+    def ram_use(self) -> float:
+        return self.total(RAM, 1) / self.total(RAM, 0)
+
+    @property
+    def empty(self) -> bool:
+        return not any(used for inv in self.providers.values() for _, used in inv.values())
+
+    def fits(self, flavor: dict) -> bool:
+        """Each class from one provider of the tree, as the unsuffixed group
+        is satisfied on a nested tree."""
+        return all(any(rc in inv and inv[rc][0] - inv[rc][1] >= amount
+                       for inv in self.providers.values())
+                   for rc, amount in resources(flavor).items())
+
+
+def hosts_of(scenario: Scenario) -> dict[str, Host]:
+    """The cloud as loaded: nothing used."""
+    roots: dict[str, str] = {}
+    hosts: dict[str, Host] = {}
+    for p in scenario.providers:
+        root = roots[p.uuid] = roots[p.parent] if p.parent else p.uuid
+        hosts.setdefault(root, Host(root)).providers[p.uuid] = {
+            rc: [capacity(inv), 0] for rc, inv in p.inventories.items()}
+    return hosts
+
+
+def read_hosts(client) -> dict[str, Host]:
+    """Every provider's inventories and usages, as the API tells them."""
+    def read(p):
+        base = f"/resource_providers/{p['uuid']}"
+        return (p, client.call("GET", f"{base}/inventories")["inventories"],
+                client.call("GET", f"{base}/usages")["usages"])
+
+    hosts: dict[str, Host] = {}
+    with ThreadPoolExecutor(THREADS) as pool:
+        for p, inventories, usages in pool.map(read, client.call(
+                "GET", "/resource_providers")["resource_providers"]):
+            host = hosts.setdefault(p["root_provider_uuid"], Host(p["root_provider_uuid"]))
+            host.providers[p["uuid"]] = {rc: [capacity(inv), usages.get(rc, 0)]
+                                         for rc, inv in inventories.items()}
+    return hosts
+
+
+def snapshot(hosts: dict[str, Host]) -> dict:
+    """How the RAM is spread over the hosts, and how fragmented they are."""
+    use = [h.ram_use for h in hosts.values()]
+    used = sum(h.total(RAM, 1) for h in hosts.values())
+    return {"hosts": len(use),
+            "ram_used_fraction": round(used / sum(h.total(RAM, 0) for h in hosts.values()), 4),
+            "std_ram_use": round(statistics.pstdev(use), 4),
+            "max_ram_use": round(max(use), 4),
+            "empty_hosts": sum(h.empty for h in hosts.values()),
+            "empty_most": empty_most(hosts.values(), used),
+            "hosts_fitting_largest": sum(h.fits(LARGEST) for h in hosts.values()),
+            "ram_use": sorted(round(u, 4) for u in use)}
+
+
+def empty_most(hosts, used: int) -> int:
+    """The most hosts that could be empty with ``used`` MiB of RAM in use:
+    those left when the largest hosts hold it all."""
+    capacities = sorted((h.total(RAM, 0) for h in hosts), reverse=True)
+    needed = 0
+    while used > 0 and needed < len(capacities):
+        used -= capacities[needed]
+        needed += 1
+    return len(capacities) - needed
+
+
+def weigh(answer: dict) -> list[dict]:
+    """The allocation requests, most free RAM of their host first (stable)."""
+    summaries = answer["provider_summaries"]
+    free: dict[str, int] = {}
+    for summary in summaries.values():
+        ram = summary["resources"].get(RAM)
+        if ram:
+            root = summary["root_provider_uuid"]
+            free[root] = free.get(root, 0) + ram["capacity"] - ram["used"]
+
+    def host_free(request: dict) -> int:
+        rp = next(iter(request["allocations"]))
+        return free.get(summaries[rp]["root_provider_uuid"], 0)
+
+    return sorted(answer["allocation_requests"], key=host_free, reverse=True)
+
+
+def candidates_path(flavor: dict, limit: int | None) -> str:
+    query = {"resources": ",".join(f"{rc}:{n}" for rc, n in resources(flavor).items())}
+    if limit is not None:
+        query["limit"] = str(limit)
+    return "/allocation_candidates?" + urllib.parse.urlencode(query)
+
+
+class Fill:
+    """One order's run: the schedulers, the stream they share, what happened.
+    Usage is tracked from the claims and deletes that succeeded (the only
+    writers are ours), which decides the phases; the snapshot is read from
+    the API and compared with it."""
+
+    def __init__(self, client, scenario: Scenario, limit: int | None, seed: int = 0,
+                 schedulers: int = 4, max_boots: int = 6000):
+        self.client, self.limit, self.schedulers = client, limit, schedulers
+        self.max_boots = max_boots
+        self.rng = random.Random(f"fill stream {seed}")
+        self.owner = {"project_id": _uuid(self.rng), "user_id": _uuid(self.rng)}
+        self.hosts = hosts_of(scenario)
+        self.capacity_of = {rp: inv for h in self.hosts.values()
+                            for rp, inv in h.providers.items()}
+        self.ram_capacity = sum(h.total(RAM, 0) for h in self.hosts.values())
+        self.ram_used = 0
+        self.lock = threading.Lock()
+        self.live: list[tuple[str, dict]] = []  # (consumer, allocations)
+        self.boots = self.placed = self.deletes = self.conflicts = self.failures = 0
+        self.candidates = 0  # allocation requests returned, summed over boots
+        self.first_failure: dict | None = None
+        self.latency: dict[str, list[float]] = {"candidates": [], "claim": [], "delete": []}
+
+    def play(self) -> dict:
+        started = time.perf_counter()
+        self._phase(lambda: self.ram_used >= D["half"] * self.ram_capacity
+                    or self.boots >= self.max_boots)
+        read = read_hosts(self.client)
+        # nothing is in flight: the API must tell the usage the claims and deletes made
+        half = {"boots": self.boots, "placed": self.placed, "live": len(self.live),
+                "usages_match": read == self.hosts, **snapshot(read)}
+        self._phase(lambda: self.first_failure is not None or self.boots >= self.max_boots)
+        return {
+            "half": half, "first_failure": self.first_failure,
+            "stopped": "first failure" if self.first_failure else "max boots",
+            "boots": self.boots, "placed": self.placed, "deletes": self.deletes,
+            "failures": self.failures, "conflicts": self.conflicts,
+            "conflicts_per_placed": round(self.conflicts / self.placed, 4) if self.placed else None,
+            "candidates_per_boot": round(self.candidates / self.boots, 1) if self.boots else None,
+            "end_ram_used_fraction": round(self.ram_used / self.ram_capacity, 4),
+            "latency": {kind: _latency(times) for kind, times in self.latency.items()},
+            "seconds": round(time.perf_counter() - started, 1)}
+
+    def _phase(self, done) -> None:
+        with ThreadPoolExecutor(self.schedulers) as pool:
+            for future in [pool.submit(self._schedule, done) for _ in range(self.schedulers)]:
+                future.result()
+
+    def _schedule(self, done) -> None:
+        while True:
+            with self.lock:
+                if done():
+                    return
+                if self.live and self.rng.random() < D["delete_fraction"]:
+                    i = self.rng.randrange(len(self.live))
+                    self.live[i], self.live[-1] = self.live[-1], self.live[i]
+                    step = ("delete", self.live.pop())
+                else:
+                    self.boots += 1
+                    flavor = self.rng.choices(FLAVORS, [f["weight"] for f in FLAVORS])[0]
+                    step = ("boot", (flavor, _uuid(self.rng)))
+            (self._delete if step[0] == "delete" else self._boot)(*step[1])
+
+    def _request(self, kind: str, method: str, path: str, body=None) -> tuple[int, bytes]:
+        status, payload, seconds = self.client.request(method, path, body, version=D["version"])
+        self.latency[kind].append(seconds * 1000)
+        if not (200 <= status < 300 or (kind == "claim" and status == 409)):
+            raise HTTPError(f"{method} {path}: {status} {payload[:500].decode(errors='replace')}")
+        return status, payload
+
+    def _boot(self, flavor: dict, consumer: str) -> None:
+        _, payload = self._request("candidates", "GET", candidates_path(flavor, self.limit))
+        ranked = weigh(json.loads(payload))
+        for request in ranked:
+            status, _ = self._request("claim", "PUT", f"/allocations/{consumer}", {
+                "allocations": request["allocations"], "consumer_generation": None,
+                **self.owner})
+            with self.lock:
+                if status == 409:
+                    self.conflicts += 1
+                    continue
+                self._use(request["allocations"], 1)
+                self.live.append((consumer, request["allocations"]))
+                self.placed += 1
+                self.candidates += len(ranked)
+                return
+        with self.lock:
+            self.candidates += len(ranked)
+            self.failures += 1
+            self._failed(flavor, "conflicts" if ranked else "no candidates")
+
+    def _failed(self, flavor: dict, reason: str) -> None:
+        if self.first_failure is not None:
+            return
+        if any(sum(h.total(rc, 0) - h.total(rc, 1) for h in self.hosts.values()) < n
+               for rc, n in resources(flavor).items()):
+            return  # the cloud is full for this flavor: not a failure of the order
+        self.first_failure = {
+            "flavor": flavor["name"], "reason": reason, "boots": self.boots,
+            "placed": self.placed, "live": len(self.live),
+            "ram_used_fraction": round(self.ram_used / self.ram_capacity, 4),
+            # by the tracked usage: False when no host had the room either
+            "a_host_fits": any(h.fits(flavor) for h in self.hosts.values())}
+
+    def _delete(self, consumer: str, allocations: dict) -> None:
+        self._request("delete", "DELETE", f"/allocations/{consumer}")
+        with self.lock:
+            self._use(allocations, -1)
+            self.deletes += 1
+
+    def _use(self, allocations: dict, sign: int) -> None:
+        for rp, alloc in allocations.items():
+            for rc, n in alloc["resources"].items():
+                self.capacity_of[rp][rc][1] += sign * n
+                if rc == RAM:
+                    self.ram_used += sign * n
+
+
+def _latency(times: list[float]) -> dict:
+    if not times:
+        return {"count": 0, "median_ms": None, "p90_ms": None}
+    p90 = (statistics.quantiles(times, n=10, method="inclusive")[-1] if len(times) > 1
+           else times[0])
+    return {"count": len(times), "median_ms": round(statistics.median(times), 2),
+            "p90_ms": round(p90, 2)}
+
+
+def server_settings(order: str) -> dict:
+    """Server keywords for an order: Placer's ``[placer] candidate_order``
+    (and ``randomize_allocation_candidates`` for random, which is what the
+    option's random means), the reference's randomize option."""
+    if order in D["reference_orders"]:
+        return {"placement": {"randomize_allocation_candidates": order == "reference-random"}}
+    if order not in D["orders"]:
+        raise ValueError(f"unknown order {order!r}")
+    order = "id" if order == NO_LIMIT else order
+    return {"placement": {"randomize_allocation_candidates": order == "random"},
+            "placer": {"candidate_order": order}}
+
+
+def run_order(order: str, shape: str, hosts: int, limit: int, seed: int = 0,
+              schedulers: int = 4, max_boots: int = 6000, workers: int = 1,
+              reference: str | None = None, kind: str = "identical") -> dict:
+    """Load the cloud on a fresh server for ``order`` and fill it."""
+    scenario = cloud(hosts, shape, seed, kind)
+    settings = server_settings(order)
+    venv = reference if order in D["reference_orders"] else None
+    with ThrowAwayDatabase("sqlite") as url:
+        if venv:  # the reference serves a database made by Placer's migrations
+            engine = db_engine.create_engine(url)
+            try:
+                prepare(engine)
+            finally:
+                engine.dispose()
+        with Server(workers, connection=url, reference=venv, **settings) as server:
+            client = Client(server.url)
+            started = time.perf_counter()
+            load(client, scenario, threads=1)  # ids in the hosts' order
+            loaded = time.perf_counter() - started
+            result = Fill(client, scenario, None if order == NO_LIMIT else limit, seed,
+                          schedulers, max_boots).play()
+    return {"order": order, "server": "reference" if venv else "placer", "shape": shape,
+            "cloud": kind, "config": settings, "load_seconds": round(loaded, 1), **result}
+
+
+def checks(results: list[dict]) -> list[dict]:
+    """PASS/MISS per shape and cloud: spread evens the RAM use out (a third
+    of random's standard deviation at most), pack keeps hosts empty and
+    able to take the largest flavor (more than id), and neither pays for it
+    with more claim conflicts than random. A check whose orders did not
+    run is left out."""
+    groups: dict[tuple[str, str], dict[str, dict]] = {}
+    for r in results:
+        groups.setdefault((r.get("cloud", "identical"), r["shape"]), {})[r["order"]] = r
+    out = []
+    for (kind, shape), by in groups.items():
+        half = {order: r["half"] for order, r in by.items()}
+        found = []
+        if {"spread", "random"} <= by.keys():
+            spread, rand = half["spread"]["std_ram_use"], half["random"]["std_ram_use"]
+            alone = (f"; Nova's weigher on every host: {half[NO_LIMIT]['std_ram_use']:.3f}"
+                     if NO_LIMIT in half else "")
+            found.append(("spread: std dev of RAM use at most a third of random's",
+                          spread <= rand / 3, f"spread {spread:.3f}, random {rand:.3f}{alone}"))
+        if {"pack", "id"} <= by.keys():
+            pack, id_ = half["pack"], half["id"]
+            most = pack.get("empty_most")
+            found.append((
+                "pack: more empty hosts and more hosts fitting the largest flavor than id",
+                pack["empty_hosts"] > id_["empty_hosts"]
+                and pack["hosts_fitting_largest"] > id_["hosts_fitting_largest"],
+                f"empty {pack['empty_hosts']} vs {id_['empty_hosts']}"
+                + (f" (at most {most} could be)" if most is not None else "")
+                + f", fitting {pack['hosts_fitting_largest']} vs "
+                f"{id_['hosts_fitting_largest']}"))
+        for order in ("spread", "pack"):
+            if {order, "random"} <= by.keys():
+                mine = by[order]["conflicts_per_placed"] or 0
+                rand = by["random"]["conflicts_per_placed"] or 0
+                found.append((f"{order}: conflicts per placed instance at most random's",
+                              mine <= rand, f"{order} {mine:.3f}, random {rand:.3f}"))
+        out += [{"shape": shape, "cloud": kind, "check": name,
+                 "result": "PASS" if passed else "MISS", "detail": detail}
+                for name, passed, detail in found]
+    return out
+
+
+def run(args, argv: list[str]) -> dict:
+    orders = args.orders + (D["reference_orders"] if args.reference else [])
+    shapes = SHAPES if args.shape == "all" else (args.shape,)
+    generations = D["clouds"][args.cloud]
+    data = {"benchmark": "fill", **machine.describe(argv, args.reference),
+            "version": D["version"], "hosts": args.hosts, "limit": args.limit,
+            "shapes": list(shapes), "orders": orders, "max_boots": args.boots,
+            "seed": args.seed, "schedulers": args.schedulers,
+            "delete_fraction": D["delete_fraction"], "half": D["half"], "flavors": FLAVORS,
+            "largest": LARGEST["name"], "cloud": args.cloud,
+            "generations": [{"flat": host_inventory(*g), "numa_node": numa_inventory(*g)}
+                            for g in generations],
+            "host": {"flat": host_inventory(*D["clouds"]["identical"][0]),
+                     "numa_node": numa_inventory(*D["clouds"]["identical"][0])},
+            "workers": args.workers, "results": []}
+    for shape in shapes:
+        for order in orders:
+            data["results"].append(run_order(
+                order, shape, args.hosts, args.limit, args.seed, args.schedulers, args.boots,
+                args.workers, args.reference, args.cloud))
+            progress(f"fill {shape} {order}: {data['results'][-1]['seconds']} s")
+    return {**data, "finished": machine.now(), "load_average_after": machine.load_average(),
+            "checks": checks(data["results"])}

@@ -1,0 +1,113 @@
+"""Where a request's time goes, in process, under cProfile: the WSGI app on
+a throw-away database (no server, no sockets, noauth2, the garbage
+collector tuned as in a server), loaded with a fixed scenario (flat,
+nested, wide: through the API, SQLite) or the scale scenario (``--size``
+flat providers written with SQL, on ``--backend``, and production's
+requests with a claim).
+
+Each query is sent 3 times to warm up, ``--repeat`` times without the
+profiler, then ``--repeat`` times under it. Printed: per query, the
+milliseconds per request without the profiler and in each layer
+(cProfile's cumulative times, which overlap where one layer calls another
+and are inflated by the profiler); with ``--top N``, the N functions of
+most ``--sort`` time; with ``--out``, the raw profile (``python -m
+pstats``).
+"""
+
+import cProfile
+import io
+import pstats
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness.client import InProcessClient, placer_app
+from benchmarks.harness.databases import ThrowAwayDatabase
+from benchmarks.scenarios import fixed, production, scale
+from placer.db import engine as db_engine
+
+# label -> (path suffix, function) whose cumulative time is the layer's
+LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("whole request", [("benchmarks/harness/client.py", "call_app")]),
+    ("handler (the rest: middleware, routing, microversion)", [("http/routing.py", "respond")]),
+    ("auth and policy", [("placer/context.py", "can")]),
+    ("connection checkout (pre-ping)", [("sqlalchemy/pool/base.py", "_checkout")]),
+    ("transaction commit", [("sqlalchemy/engine/base.py", "_commit_impl")]),
+    ("SQL in the driver (execute, fetch)", [
+        ("psycopg/cursor.py", "execute"), ("psycopg/cursor.py", "fetchall"),
+        ("psycopg/cursor.py", "fetchmany"), ("psycopg/cursor.py", "__iter__"),
+        ("pymysql/cursors.py", "execute"), ("pymysql/cursors.py", "fetchall"),
+        ("~", "<method 'execute' of 'sqlite3.Cursor' objects>"),
+        ("~", "<method 'fetchall' of 'sqlite3.Cursor' objects>")]),
+    ("candidate search, with its reads", [("candidates/search.py", "stream_candidates")]),
+    ("rendering and JSON", [("candidates/render.py", "body"), ("http/util.py", "send_json")]),
+]
+
+
+def _queries(client: InProcessClient, args) -> list:
+    """Load the scenario; its queries (of ``args.queries``, if named)."""
+    if args.scenario == "scale":
+        engine = db_engine.create_engine(args.url)
+        try:
+            gen = scale.generate(engine, args.size, "flat")
+        finally:
+            engine.dispose()
+        queries = production.requests_for(gen, args.size)
+        queries = [q for q in queries if q.name != "unlimited"]
+        queries += [q for q in scale.queries(gen) if q.name == "claim"]
+    else:
+        scenario = fixed.BUILDERS[args.scenario]()
+        fixed.load(client, scenario)
+        queries = scenario.queries
+    if args.queries:
+        queries = [q for q in queries if q.name in args.queries]
+    return queries
+
+
+def profile(args) -> str:
+    with tempfile.TemporaryDirectory(prefix="placer-profile-") as directory:
+        db = ThrowAwayDatabase("sqlite" if args.scenario != "scale" else args.backend,
+                               directory=directory, prefix="placer_profile")
+        args.url = db.create()
+        try:
+            client = InProcessClient(placer_app(Path(directory), args.url, serving=True))
+            queries = _queries(client, args)
+            plain, table, whole = {}, {}, cProfile.Profile()
+            for q in queries:
+                def one(q=q):
+                    path, body = q.request() if q.request else (q.url, None)
+                    status, payload, _ = client.request(q.method, path, body, q.version)
+                    if status >= 300:
+                        raise RuntimeError(f"{q.method} {path}: {status} {payload[:300]}")
+                for _ in range(3):
+                    one()
+                started = time.perf_counter()
+                for _ in range(args.repeat):
+                    one()
+                plain[q.name] = (time.perf_counter() - started) / args.repeat * 1000
+                prof = cProfile.Profile()
+                for p in (prof, whole):
+                    p.enable()
+                    for _ in range(args.repeat):
+                        one()
+                    p.disable()
+                stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+                table[q.name] = {label: sum(
+                    ct for (path, _, func), (_, _, _, ct, _) in stats.items()
+                    for suffix, name in specs if func == name and path.endswith(suffix)
+                ) / args.repeat * 1000 for label, specs in LAYERS}
+        finally:
+            db.drop()
+    names = list(table)
+    lines = [f"{args.scenario} on {db.backend}: ms per request in process", "",
+             "| layer | " + " | ".join(names) + " |", "|---|" + "---|" * len(names),
+             "| without the profiler | " + " | ".join(f"{plain[q]:.1f}" for q in names) + " |"]
+    lines += [f"| {label} | " + " | ".join(f"{table[q][label]:.2f}" for q in names) + " |"
+              for label, _ in LAYERS]
+    if args.out:
+        whole.dump_stats(args.out)
+    if args.top:
+        out = io.StringIO()
+        pstats.Stats(whole, stream=out).strip_dirs().sort_stats(args.sort).print_stats(args.top)
+        lines += ["", out.getvalue()]
+    return "\n".join(lines)

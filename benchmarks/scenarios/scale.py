@@ -1,0 +1,350 @@
+"""N providers written with SQL into a throw-away database, and the
+requests whose cost should follow the size of their answer, not of the
+cloud; timed at each size on Placer and, with a reference, on it too.
+
+``generate(engine, n, shape)`` fills a fresh database in seconds: flat,
+``n`` compute nodes with VCPU, MEMORY_MB and DISK_GB of varied sizes;
+nested, ``n // 3`` trees of a root (DISK_GB) and two NUMA children (VCPU,
+MEMORY_MB). Roots carry traits and belong to one of 20 aggregates (a
+twentieth to a second one); one to five consumers per tree use about 30%
+of its capacity; about 25 consumers per project. Generations are those the
+API would have produced: one per write that touched the provider.
+"""
+
+import contextlib
+import datetime
+import random
+import time
+import urllib.parse
+import uuid
+from dataclasses import dataclass, field
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from benchmarks.harness import machine
+from benchmarks.harness.client import Client
+from benchmarks.harness.databases import ThrowAwayDatabase, prepare
+from benchmarks.harness.servers import Server
+from benchmarks.scenarios import DATA, Query, progress, time_queries
+from placer.db import engine as db_engine
+from placer.db import scores
+from placer.db import tables as t
+
+SHAPES = ("flat", "nested")
+D = DATA["scale"]
+CHUNK = 10_000  # rows per multi-row INSERT
+RESOURCES = ",".join(f"{rc}:{n}" for rc, n in D["claim"].items())
+
+
+@dataclass
+class Generated:
+    """What was written, and what the queries need to know about it."""
+
+    shape: str
+    providers: int
+    roots: int
+    consumers: int
+    allocations: int
+    seconds: float = 0.0
+    aggregates: list[str] = field(default_factory=list)  # uuids, by id
+    # claim bodies' allocations: provider uuid -> class -> amount
+    claims: list[dict[str, dict[str, int]]] = field(default_factory=list)
+    sample_providers: list[str] = field(default_factory=list)  # uuids
+    project: str = ""  # external id of a project with about 25 consumers
+    user: str = ""
+
+
+class _Writer:
+    """Buffers rows (tuples in COLUMNS order) per table; when one buffer is
+    full, flushes every buffer in foreign-key order, straight to the
+    driver's executemany (SQLAlchemy's per-row processing would cost more
+    than the database's work), or COPY on PostgreSQL with psycopg 3."""
+
+    COLUMNS = {  # in the tables' column order, so that no row is reordered
+        t.resource_providers: ("created_at", "id", "uuid", "name", "generation",
+                               "root_provider_id", "parent_provider_id"),
+        t.inventories: ("created_at", "resource_provider_id", "resource_class_id", "total",
+                        "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio"),
+        t.resource_provider_traits: ("created_at", "trait_id", "resource_provider_id"),
+        t.resource_provider_aggregates: ("created_at", "resource_provider_id", "aggregate_id"),
+        t.consumers: ("created_at", "uuid", "project_id", "user_id", "generation",
+                      "consumer_type_id"),
+        t.allocations: ("created_at", "resource_provider_id", "consumer_id",
+                        "resource_class_id", "used"),
+    }
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.rows: dict[sa.Table, list[tuple]] = {table: [] for table in self.COLUMNS}
+        self.copy = conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
+        self.sql = {}
+        for table, columns in self.COLUMNS.items():
+            compiled = table.insert().values({c: sa.bindparam(c) for c in columns}).compile(
+                dialect=conn.dialect)
+            # positional paramstyles (qmark, format) take tuples, named ones dicts
+            order = compiled.positiontup
+            self.sql[table] = (str(compiled), None if order is None else
+                               [columns.index(name) for name in order])
+
+    def add(self, table: sa.Table, row: tuple) -> None:
+        self.rows[table].append(row)
+        if len(self.rows[table]) >= CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        for table, columns in self.COLUMNS.items():
+            rows = self.rows[table]
+            if not rows:
+                continue
+            if self.copy:
+                dbapi = self.conn.connection.dbapi_connection
+                with dbapi.cursor() as cur, cur.copy(
+                        f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            else:
+                sql, order = self.sql[table]
+                if order is None:
+                    rows = [dict(zip(columns, row, strict=True)) for row in rows]
+                elif order != list(range(len(columns))):
+                    rows = [tuple(row[i] for i in order) for row in rows]
+                self.conn.exec_driver_sql(sql, rows)
+            self.rows[table] = []
+
+
+def _uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def _names(conn, table: sa.Table, names) -> dict[str, int]:
+    return dict(conn.execute(sa.select(table.c.name, table.c.id).where(table.c.name.in_(names))))
+
+
+def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Generated:
+    """Write the scenario into the fresh database behind ``engine``."""
+    if shape not in SHAPES:
+        raise ValueError(f"unknown shape {shape!r}")
+    started = time.perf_counter()
+    prepare(engine)
+    rng = random.Random(seed)
+    now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    roots = max(n // (1 if shape == "flat" else 3), 1)
+    custom, aggs = D["custom_trait"], D["aggregates"]
+    choices = D["choices"]
+    with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("PRAGMA cache_size=-262144")  # 256 MiB: indexes stay in memory
+        conn.execute(t.traits.insert(), [{"name": custom, "created_at": now}])
+        classes = _names(conn, t.resource_classes, ["VCPU", "MEMORY_MB", "DISK_GB"])
+        trait_ids = _names(conn, t.traits, [*D["root_traits"], "HW_CPU_X86_AVX2", custom,
+                                            "HW_NUMA_ROOT"])
+        conn.execute(t.consumer_types.insert(), [{"name": "INSTANCE", "created_at": now}])
+        instance_type = _names(conn, t.consumer_types, ["INSTANCE"])["INSTANCE"]
+        aggregates = [_uuid(rng) for _ in range(aggs)]
+        conn.execute(t.placement_aggregates.insert(), [
+            {"id": i + 1, "uuid": a, "created_at": now} for i, a in enumerate(aggregates)])
+        writer = _Writer(conn)
+        # what SQLAlchemy's DateTime would store (SQLite keeps it as text)
+        stamp = now.strftime("%Y-%m-%d %H:%M:%S.%f") if conn.dialect.name == "sqlite" else now
+        consumers: list[tuple[str, dict]] = []  # (uuid, provider id -> class -> amount)
+        next_id = 1
+        uuids: dict[int, str] = {}
+        sample_every = max(roots // D["samples"], 1)
+        samples: list[dict[int, list[str]]] = []  # provider id -> classes, per sample tree
+        for tree in range(roots):
+            root = next_id
+            tree_providers = [root] if shape == "flat" else [root, root + 1, root + 2]
+            next_id += len(tree_providers)
+            vcpu, memory, disk = (tuple(rng.choice(c) for c in choices[rc])
+                                  for rc in ("VCPU", "MEMORY_MB", "DISK_GB"))
+            # provider id -> class -> (total, reserved, ratio)
+            inventory: dict[int, dict[str, tuple]] = {}
+            if shape == "flat":
+                inventory[root] = {"VCPU": vcpu, "MEMORY_MB": memory, "DISK_GB": disk}
+            else:
+                inventory[root] = {"DISK_GB": disk}
+                for numa in tree_providers[1:]:
+                    inventory[numa] = {"VCPU": (vcpu[0] // 2, vcpu[1] // 2, vcpu[2]),
+                                       "MEMORY_MB": (memory[0] // 2, memory[1] // 2, memory[2])}
+            traits = {root: [*D["root_traits"]]}
+            if rng.random() < 0.5:
+                traits[root].append("HW_CPU_X86_AVX2")
+            if rng.random() < 0.1:
+                traits[root].append(custom)
+            for numa in tree_providers[1:]:
+                traits[numa] = ["HW_NUMA_ROOT"]
+            in_aggs = [rng.randrange(aggs)]
+            if rng.random() < 0.05:
+                in_aggs.append((in_aggs[0] + 1 + rng.randrange(aggs - 1)) % aggs)
+            # consumers: each takes every class once, VCPU and MEMORY_MB from
+            # one NUMA node (alternating) in the nested shape
+            k = rng.randint(1, 5)
+            fraction = rng.uniform(0.15, 0.45)
+            placed: list[dict[int, dict[str, int]]] = []
+            for j in range(k):
+                cpu_on = root if shape == "flat" else tree_providers[1 + j % 2]
+                placed.append({cpu_on: {"VCPU": 0, "MEMORY_MB": 0}})
+                placed[-1].setdefault(root, {})["DISK_GB"] = 0
+            for pid, classes_of in inventory.items():
+                for rc, (total, reserved, ratio) in classes_of.items():
+                    users = [c for c in placed if rc in c.get(pid, {})]
+                    if users:
+                        share = int((total - reserved) * ratio * fraction / len(users))
+                        for c in users:
+                            c[pid][rc] = max(1, min(share, total))
+            for pid in tree_providers:
+                uuids[pid] = _uuid(rng)
+                generation = (1 + bool(traits.get(pid)) + (pid == root)
+                              + sum(1 for c in placed if pid in c))
+                writer.add(t.resource_providers, (
+                    stamp, pid, uuids[pid], f"scale-{tree:06d}"
+                    + ("" if pid == root else f"-numa{pid - root - 1}"), generation, root,
+                    None if pid == root else root))
+                for rc, (total, reserved, ratio) in inventory[pid].items():
+                    writer.add(t.inventories, (
+                        stamp, pid, classes[rc], total, reserved, 1, total, 1, ratio))
+                for trait in traits.get(pid, ()):
+                    writer.add(t.resource_provider_traits, (stamp, trait_ids[trait], pid))
+            for a in in_aggs:
+                writer.add(t.resource_provider_aggregates, (stamp, root, a + 1))
+            consumers += [(_uuid(rng), c) for c in placed]
+            if tree % sample_every == 0 and len(samples) < D["samples"]:
+                samples.append({pid: list(inventory[pid]) for pid in tree_providers})
+        projects = max(len(consumers) // D["consumers_per_project"], 1)
+        conn.execute(t.projects.insert(), [
+            {"id": p + 1, "external_id": f"scale-project-{p}", "created_at": now}
+            for p in range(projects)])
+        conn.execute(t.users.insert(), [
+            {"id": u + 1, "external_id": f"scale-user-{u}", "created_at": now}
+            for u in range(projects)])
+        allocation_rows = 0
+        for i, (consumer, placed_on) in enumerate(consumers):
+            writer.add(t.consumers, (stamp, consumer, i % projects + 1,
+                                     (i // projects) % projects + 1, 1, instance_type))
+            for pid, amounts in placed_on.items():
+                for rc, used in amounts.items():
+                    allocation_rows += 1
+                    writer.add(t.allocations, (stamp, pid, consumer, classes[rc], used))
+        writer.flush()
+        if conn.dialect.name == "postgresql":
+            for table in (t.resource_providers, t.placement_aggregates, t.projects, t.users):
+                conn.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                    f"(SELECT max(id) FROM {table.name}))")
+    with engine.begin() as conn:  # rows written with SQL: the trees' scores from them
+        scores.rebuild(conn)
+    _analyze(engine)
+    claims = []
+    for tree in samples:
+        claim: dict[str, dict[str, int]] = {}
+        for rc, amount in D["claim"].items():
+            pid = next(p for p in reversed(list(tree)) if rc in tree[p])
+            claim.setdefault(uuids[pid], {})[rc] = amount
+        claims.append(claim)
+    return Generated(
+        shape=shape, providers=next_id - 1, roots=roots, consumers=len(consumers),
+        allocations=allocation_rows, seconds=time.perf_counter() - started,
+        aggregates=aggregates, claims=claims,
+        sample_providers=[uuids[next(iter(tree))] for tree in samples],
+        project="scale-project-0", user="scale-user-0")
+
+
+def _analyze(engine: Engine) -> None:
+    """Planner statistics, as a database that grew over time has them
+    (without them PostgreSQL picks nested loops). SQLite gathers none
+    unless asked, and Placement never asks: left alone."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("ANALYZE")
+        elif conn.dialect.name == "mysql":
+            names = ", ".join(table.name for table in (*t.metadata.sorted_tables,
+                                                       *t.placer_metadata.sorted_tables))
+            conn.exec_driver_sql(f"ANALYZE TABLE {names}").fetchall()
+
+
+@contextlib.contextmanager
+def generated(backend: str, server: str | None, size: int, shape: str):
+    """``with generated(...) as (url, gen)``: a throw-away database of the
+    scenario, and what was written."""
+    with ThrowAwayDatabase(backend, server) as url:
+        engine = db_engine.create_engine(url)
+        try:
+            gen = generate(engine, size, shape)
+        finally:
+            engine.dispose()
+        progress(f"{shape} {size} on {backend}: {gen.providers} providers ({gen.roots} "
+                 f"trees), {gen.consumers} consumers, {gen.allocations} allocations "
+                 f"generated in {gen.seconds:.1f}s")
+        yield url, gen
+
+
+def queries(gen: Generated, size: int | None = None) -> list[Query]:
+    """The timed requests, limited ones first: the unlimited query's memory
+    stays with the worker and would hide the others' peaks. With ``size``,
+    Placer's targets at that size (flat, 100,000 providers)."""
+    base = [("resources", RESOURCES)]
+    traits = [*base, ("required", f"HW_CPU_X86_AVX2,!{D['custom_trait']}"),
+              ("member_of", f"in:{gen.aggregates[0]},{gen.aggregates[1]}")]
+    runs = {"claim": 0, "usage": 0}
+
+    def claim() -> tuple[str, dict]:
+        allocations = gen.claims[runs["claim"] % len(gen.claims)]
+        runs["claim"] += 1
+        return f"/allocations/{uuid.uuid4()}", {
+            "allocations": {rp: {"resources": r} for rp, r in allocations.items()},
+            "project_id": gen.project, "user_id": gen.user, "consumer_generation": None,
+            "consumer_type": "INSTANCE"}
+
+    def provider_usages() -> tuple[str, None]:
+        rp = gen.sample_providers[runs["usage"] % len(gen.sample_providers)]
+        runs["usage"] += 1
+        return f"/resource_providers/{rp}/usages", None
+
+    usages = "/usages?" + urllib.parse.urlencode({"project_id": gen.project})
+    out = [
+        Query("limit=1000", [*base, ("limit", "1000")]),
+        Query("limit=10", [*base, ("limit", "10")]),
+        Query("traits+member_of limit=1000", [*traits, ("limit", "1000")]),
+        # nested: no provider has all three classes, the NUMA nodes have two
+        Query("providers?resources", base if gen.shape == "flat" else [
+            ("resources", "VCPU:1,MEMORY_MB:1024")], path="/resource_providers",
+              items="resource_providers"),
+        Query("unlimited", base),
+        Query("claim", method="PUT", items=None, request=claim),
+        Query("usages?project_id", path=usages, items=None),
+        Query("provider usages", items=None, request=provider_usages),
+    ]
+    if gen.shape == "flat" and size == 100_000:
+        for q in out:
+            q.target_ms = D["targets_100k"].get(q.name)
+    return out
+
+
+def run(args, argv: list[str]) -> dict:
+    """Generate, serve and time each shape at each size."""
+    order = {"candidate_order": args.candidate_order} if args.candidate_order else {}
+    data = {"benchmark": "scale", **machine.describe(argv, args.reference),
+            "backend": args.backend, "shape": args.shape, "candidate_order": order,
+            "sizes": args.sizes, "repeat": args.repeat,
+            "reference_repeat": args.reference_repeat if args.reference else None,
+            "workers": args.workers, "databases": [], "results": []}
+    for shape in SHAPES if args.shape == "all" else (args.shape,):
+        for size in args.sizes:
+            with generated(args.backend, args.db_server, size, shape) as (url, gen):
+                data["databases"].append({
+                    "shape": shape, "size": size, "providers": gen.providers,
+                    "roots": gen.roots, "consumers": gen.consumers,
+                    "allocations": gen.allocations, "seconds": round(gen.seconds, 1)})
+                servers = [("placer", None, args.repeat)]
+                if args.reference:
+                    servers.append(("reference", args.reference, args.reference_repeat))
+                for label, venv, repeat in servers:
+                    with Server(args.workers, connection=url, reference=venv,
+                                placer=None if venv else order) as server:
+                        data["results"] += [r.row(server=label, shape=shape, size=size)
+                                            for r in time_queries(
+                            Client(server.url), server.measured(), f"{label} {shape} {size}",
+                            queries(gen, None if venv else size), repeat, args.only)]
+    return {**data, "finished": machine.now(), "load_average_after": machine.load_average()}
+

@@ -1,0 +1,64 @@
+"""How many hosts a limited candidates answer spans, Placer and the
+reference serving the same database, side by side.
+
+Each trial loads a fresh cloud (``hosts`` roots, each with two NUMA
+children of 8 VCPU and 16384 MB; new uuids, so the reference's hash order
+changes) into a throw-away SQLite file through Placer, then asks each query
+with ``limit`` of each server, with ``randomize_allocation_candidates`` off
+and on, and counts the distinct roots of the candidates' providers.
+tests/functional/test_allocation_candidates_span.py holds Placer to at least
+the most any trial of the reference spanned.
+"""
+
+import urllib.parse
+
+from benchmarks.harness import machine
+from benchmarks.harness.client import Client
+from benchmarks.harness.databases import ThrowAwayDatabase
+from benchmarks.harness.servers import Server
+from benchmarks.scenarios import progress
+from benchmarks.scenarios.fixed import Provider, Scenario, load
+
+QUERIES = ("resources1=VCPU:1,MEMORY_MB:512", "resources=VCPU:1,MEMORY_MB:512")
+
+
+def cloud(hosts: int) -> Scenario:
+    """``hosts`` roots, each with two NUMA children (VCPU 8, MEMORY_MB 16384)."""
+    providers = []
+    for h in range(hosts):
+        root = Provider(f"host{h:02d}")
+        providers += [root] + [Provider(f"{root.name}-numa{n}", root.uuid, inventories={
+            "VCPU": {"total": 8}, "MEMORY_MB": {"total": 16384}}) for n in range(2)]
+    return Scenario("span", providers, {}, [])
+
+
+def spans(client: Client, scenario: Scenario, limit: int) -> dict[str, int]:
+    """Query -> distinct roots of its limited answer."""
+    root_of = {p.uuid: p.parent or p.uuid for p in scenario.providers}
+    found = {}
+    for query in QUERIES:
+        params = dict(urllib.parse.parse_qsl(query)) | {"limit": str(limit)}
+        answer = client.call("GET", "/allocation_candidates?" + urllib.parse.urlencode(params))
+        found[query] = len({root_of[rp] for request in answer["allocation_requests"]
+                            for rp in request["allocations"]})
+    return found
+
+
+def run(args, argv: list[str]) -> dict:
+    results: dict[str, dict[str, list[int]]] = {q: {} for q in QUERIES}
+    for trial in range(args.trials):
+        scenario = cloud(args.hosts)
+        with ThrowAwayDatabase("sqlite") as url:
+            with Server(connection=url) as server:
+                load(Client(server.url), scenario, threads=1)
+            for label, venv in (("placer", None), ("reference", args.reference)):
+                for randomize in (False, True):
+                    with Server(connection=url, reference=venv, placement={
+                            "randomize_allocation_candidates": randomize}) as server:
+                        found = spans(Client(server.url), scenario, args.limit)
+                    for query, count in found.items():
+                        results[query].setdefault(
+                            label + (" randomize" if randomize else ""), []).append(count)
+        progress(f"trial {trial + 1}: {results}")
+    return {"benchmark": "span", **machine.describe(argv, args.reference), "hosts": args.hosts,
+            "limit": args.limit, "trials": args.trials, "spans": results}
