@@ -127,7 +127,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks import report
     if args.command == "report":
-        written = report.write(args.results, Path(args.out), argv[1:], args.format, args.note)
+        try:
+            written = report.write(args.results, Path(args.out), argv[1:], args.format,
+                                   args.note)
+        except (OSError, ValueError, KeyError, report.ReportError) as exc:
+            print(f"python -m benchmarks report: {exc}", file=sys.stderr)
+            return 1
         print("\n".join(str(Path(args.out) / name) for name in written))
         return 0
     module = importlib.import_module(f"benchmarks.scenarios.{args.module}")

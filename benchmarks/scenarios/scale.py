@@ -118,7 +118,8 @@ def _uuid(rng: random.Random) -> str:
 
 
 def _names(conn, table: sa.Table, names) -> dict[str, int]:
-    return dict(conn.execute(sa.select(table.c.name, table.c.id).where(table.c.name.in_(names))))
+    return {n: i for n, i in conn.execute(
+        sa.select(table.c.name, table.c.id).where(table.c.name.in_(names)))}
 
 
 def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Generated:

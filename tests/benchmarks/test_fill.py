@@ -1,55 +1,38 @@
 """The fill benchmark's scheduler, in-process: a tiny cloud filled through
 the WSGI app, and its pure parts (weighing, fitting, checks)."""
 
-import json
-import time
-
 import pytest
 
-from benchmarks import fill, loader, scale, scenarios, server
+from benchmarks.harness.client import InProcessClient
+from benchmarks.harness.databases import prepare
+from benchmarks.harness.servers import conf_text
+from benchmarks.scenarios import fill
+from benchmarks.scenarios.fixed import load
 from placer import wsgi
 from placer.db import engine as db_engine
-from tests.helpers.api import Api, make_conf
-
-
-class AppClient:
-    """benchmarks.loader.Client's interface, served by the WSGI app in-process."""
-
-    def __init__(self, app):
-        self.api = Api(app)
-
-    def request(self, method, path, body=None, version=None):
-        started = time.perf_counter()
-        r = self.api.request(method, path, version=version or scenarios.VERSION, json=body)
-        return r.status_code, r.body, time.perf_counter() - started
-
-    def call(self, method, path, body=None, version=None):
-        status, payload, _ = self.request(method, path, body, version)
-        if not 200 <= status < 300:
-            raise loader.HTTPError(f"{method} {path}: {status} {payload[:300]!r}")
-        return json.loads(payload) if payload else None
+from tests.helpers.api import make_conf
 
 
 @pytest.fixture
 def app_client(tmp_path):
     url = f"sqlite:///{tmp_path}/fill.sqlite"
     engine = db_engine.create_engine(url)
-    scale.prepare(engine)
-    yield AppClient(wsgi.create_app(make_conf(tmp_path, url), db_engine.Database(engine)))
+    prepare(engine)
+    yield InProcessClient(wsgi.create_app(make_conf(tmp_path, url), db_engine.Database(engine)))
     engine.dispose()
 
 
 @pytest.mark.parametrize("shape", fill.SHAPES)
 def test_a_tiny_cloud_fills_and_its_numbers_agree(app_client, shape):
     cloud = fill.cloud(4, shape, seed=3)
-    loader.load(app_client, cloud, threads=1)
+    load(app_client, cloud, threads=1)
     run = fill.Fill(app_client, cloud, limit=3, seed=3, schedulers=1, max_boots=120)
     result = run.play()
 
     half = result["half"]
     assert half["usages_match"]  # the API's usages are the claims and deletes made
     assert half["hosts"] == 4 and len(half["ram_use"]) == 4
-    assert 0.5 <= half["ram_used_fraction"] < 0.5 + fill.LARGEST.ram_mb / (4 * 126976)
+    assert 0.5 <= half["ram_used_fraction"] < 0.5 + fill.LARGEST["ram_mb"] / (4 * 126976)
     assert half["max_ram_use"] == max(half["ram_use"])
     # 4 hosts of 12 instances or so fill up well before 120 boots
     failure = result["first_failure"]
@@ -81,11 +64,11 @@ def test_the_same_seed_plays_the_same_run(tmp_path):
     for n in range(2):
         url = f"sqlite:///{tmp_path}/fill{n}.sqlite"
         engine = db_engine.create_engine(url)
-        scale.prepare(engine)
-        client = AppClient(wsgi.create_app(make_conf(tmp_path, url),
+        prepare(engine)
+        client = InProcessClient(wsgi.create_app(make_conf(tmp_path, url),
                                            db_engine.Database(engine)))
         cloud = fill.cloud(3, "flat", seed=5)
-        loader.load(client, cloud, threads=1)
+        load(client, cloud, threads=1)
         result = fill.Fill(client, cloud, limit=2, seed=5, schedulers=1, max_boots=20).play()
         engine.dispose()
         results.append({k: v for k, v in result.items() if k not in ("latency", "seconds")})
@@ -195,15 +178,15 @@ def test_no_limit_asks_for_every_candidate():
 
 
 def test_orders_configure_the_server():
-    assert fill.server_settings("spread", 2.0) == {
-        "randomize": False,
-        "placer": {"candidate_order": "spread", "candidate_order_pool": 2.0}}
-    assert fill.server_settings("random", 2.0) == {
-        "randomize": True, "placer": {"candidate_order": "random"}}
-    assert fill.server_settings("reference-random") == {"randomize": True}
+    assert fill.server_settings("spread") == {
+        "placement": {"randomize_allocation_candidates": False},
+        "placer": {"candidate_order": "spread"}}
+    assert fill.server_settings("random")["placement"] == {
+        "randomize_allocation_candidates": True}
+    assert fill.server_settings("reference-random") == {
+        "placement": {"randomize_allocation_candidates": True}}
     assert fill.server_settings(fill.NO_LIMIT) == fill.server_settings("id")
     with pytest.raises(ValueError):
         fill.server_settings("sideways")
-    assert server._section("placer", {"candidate_order": "pack", "flag": True}) == (
-        "\n[placer]\ncandidate_order = pack\nflag = true\n")
-    assert server._section("placer", {}) == ""
+    assert conf_text({"placer": {"candidate_order": "pack", "flag": True}, "empty": {}}) == (
+        "[placer]\ncandidate_order = pack\nflag = true\n")

@@ -1,4 +1,5 @@
-"""The benchmark's throw-away server ends with all its processes."""
+"""The harness's throw-away server ends with all its processes, and passes
+its options on."""
 
 import os
 import signal
@@ -7,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import server
+from benchmarks.harness import servers as server
+from benchmarks.scenarios import fill
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.stress]
 
 
 def test_the_server_ends_with_its_workers_even_a_stuck_one():
@@ -17,7 +19,7 @@ def test_the_server_ends_with_its_workers_even_a_stuck_one():
     the benchmark (it would take a core from the next measurements)."""
     served = server.Server()
     with served:
-        workers = server.Proc(served.proc.pid).pids()
+        workers = served.measured().pids()
         assert workers and workers != [served.proc.pid]
         for pid in workers:
             os.kill(pid, signal.SIGSTOP)  # deaf to the master's SIGTERM
@@ -39,8 +41,6 @@ def _alive(pid: int) -> bool:
 def test_a_fill_order_runs_on_its_own_server_with_its_placer_options(monkeypatch):
     """The [placer] options reach the started server's configuration, and a
     tiny fill run (two schedulers, through HTTP) agrees with the API."""
-    from benchmarks import fill
-
     confs = []
     enter = server.Server.__enter__
 
@@ -50,8 +50,10 @@ def test_a_fill_order_runs_on_its_own_server_with_its_placer_options(monkeypatch
         return started
 
     monkeypatch.setattr(server.Server, "__enter__", entered)
-    result = fill.run("pack", "flat", hosts=3, limit=5, seed=1, schedulers=2, max_boots=30)
+    result = fill.run_order("pack", "flat", hosts=3, limit=5, seed=1, schedulers=2,
+                            max_boots=30)
     assert "\n[placer]\ncandidate_order = pack\n" in confs[0]
+    assert "randomize_allocation_candidates = false" in confs[0]
     assert result["order"] == "pack" and result["server"] == "placer"
     assert result["half"]["usages_match"] and result["half"]["hosts"] == 3
     assert result["boots"] <= 30 and result["placed"] > 0

@@ -1,15 +1,17 @@
-"""benchmarks/production.py: its ratios and verdicts, the capacity check of
-its claims, the requests it times at each size, and the summary it renders
-from results files (a hand-written one here); one run end to end on a tiny
-database is marked ``processes``."""
+"""benchmarks/scenarios/production.py: its ratios and verdicts, the capacity
+check of its claims, the requests it times at each size, and the summary the
+report renders from results files (hand-written ones here); one run end to
+end on a tiny database is marked ``processes``."""
 
 import json
 import threading
-from types import SimpleNamespace
 
 import pytest
 
-from benchmarks import production, scale
+from benchmarks import report
+from benchmarks.__main__ import main, parser
+from benchmarks.report.production import cell_text
+from benchmarks.scenarios import percentile, production, scale
 
 RATIO = {"kind": "max_ratio", "value": 0.2}
 SPEEDUP = {"kind": "min_ratio", "value": 3.0}
@@ -32,7 +34,7 @@ def test_ratio_and_verdict_of_latencies():
     # the reference answered 500 (usages at 1.39 on PostgreSQL): no ratio, nothing judged
     failed = _row(5.0, {"median_ms": None, "status": 500})
     assert (failed["ratio"], failed["verdict"]) == (None, "-")
-    assert production.cell_text({**failed, "target": RATIO}) == "reference 500"
+    assert cell_text({**failed, "target": RATIO}) == "reference 500"
     # over the cap: the ratio is a bound, enough to meet the target, not to miss it
     capped = _row(50.0, {"median_ms": None, "over_s": 60})
     assert capped["ratio_bound"] and capped["ratio"] == pytest.approx(50 / 60000)
@@ -58,7 +60,7 @@ def test_absolute_targets_and_claims():
     assert production.throughput_ratio(fast, None) is None
     theirs = {**row, "target": SPEEDUP, "kind": "claims", "verdict": "met",
               "reference": {"per_second": 20.0, "violations": [{"provider": "a"}]}}
-    assert production.cell_text(theirs) == "4.50x (reference: 1 violations), met"
+    assert cell_text(theirs) == "4.50x (reference: 1 violations), met"
 
 
 def test_over_capacity():
@@ -78,10 +80,10 @@ def test_over_capacity():
 
 
 def test_percentile():
-    assert production.percentile([], 99) is None
-    assert production.percentile([7.0], 99) == 7.0
-    assert production.percentile(list(range(101)), 99) == 99
-    assert production.percentile([1.0, 2.0], 50) == 1.5
+    assert percentile([], 99) is None
+    assert percentile([7.0], 99) == 7.0
+    assert percentile(list(range(101)), 99) == 99
+    assert percentile([1.0, 2.0], 50) == 1.5
 
 
 def _generated(shape="flat") -> scale.Generated:
@@ -94,22 +96,21 @@ def _generated(shape="flat") -> scale.Generated:
 
 
 def test_requests_at_each_size():
-    args = SimpleNamespace(big_from=100_000, unlimited_max=1000)
     gen = _generated()
-    small = {r.name: r for r in production.requests_for(gen, 1000, args)}
+    small = {r.name: r for r in production.requests_for(gen, 1000)}
     assert list(small) == ["limit=1000", "limit=10", "traits+member_of limit=1000",
                            "providers?resources", "providers", "usages?project_id 1.37",
                            "usages?project_id 1.39", "unlimited"]
-    assert small["limit=10"].path == ("/allocation_candidates?resources=VCPU%3A1%2C"
+    assert small["limit=10"].url == ("/allocation_candidates?resources=VCPU%3A1%2C"
                                       "MEMORY_MB%3A1024%2CDISK_GB%3A10&limit=10")
-    assert small["providers"].path == "/resource_providers"
+    assert small["providers"].url == "/resource_providers"
     assert small["providers"].target == {"kind": "max_ratio", "value": 0.2}
     usages = small["usages?project_id 1.37"]
-    assert usages.path == "/usages?project_id=scale-project-0"
+    assert usages.url == "/usages?project_id=scale-project-0"
     assert (usages.version, small["usages?project_id 1.39"].version) == ("1.37", "1.39")
     assert usages.target["value"] == 0.33 and small["unlimited"].target is None
-    assert "unlimited" not in [r.name for r in production.requests_for(gen, 10_000, args)]
-    big = production.requests_for(gen, 100_000, args)
+    assert "unlimited" not in [r.name for r in production.requests_for(gen, 10_000)]
+    big = production.requests_for(gen, 100_000)
     assert [(r.name, r.target) for r in big] == [
         ("limit=1000", {"kind": "max_ms", "value": 150}),
         ("limit=10", {"kind": "max_ms", "value": 30})]
@@ -117,7 +118,7 @@ def test_requests_at_each_size():
 
 def test_claim_bodies():
     gen = _generated("nested")
-    flavor = production.parse_flavor("VCPU:2,MEMORY_MB:8192,DISK_GB:40")
+    flavor = {"VCPU": 2, "MEMORY_MB": 8192, "DISK_GB": 40}
     bodies = production.claim_bodies(gen, flavor, 50, seed=3)
     assert bodies == production.claim_bodies(gen, flavor, 50, seed=3)  # for both servers
     assert bodies != production.claim_bodies(gen, flavor, 50, seed=4)
@@ -192,21 +193,23 @@ def test_mix_figures():
     assert figures["by_kind"]["claim"]["conflicts"] == 1
     assert figures["by_kind"]["inventories"] == {"requests": 1, "conflicts": 0, "errors": 1,
                                                  "p50_ms": None, "p99_ms": None}
-    assert figures["p99_ms"] == pytest.approx(production.percentile([100, 20, 30, 10], 99))
+    assert figures["p99_ms"] == pytest.approx(percentile([100, 20, 30, 10], 99))
 
 
 def test_plan_and_mix_size():
-    args = production.parse_args([])
+    args = parser().parse_args(["production"])
     assert (args.sizes, args.nested_sizes, args.workers, args.repeat,
-            args.reference_repeat, args.writers, args.workers_list) == (
-        [1000, 10000], [1000], 2, 10, 5, [8, 32], [1, 2, 4])
+            args.reference_repeat) == ([1000, 10000], [1000], 2, 10, 5)
+    assert (production.D["writers"], production.MIX["workers_list"]) == ([8, 32], [1, 2, 4])
     steps = production.plan(args)
     assert steps == [("flat", 1000), ("flat", 10000), ("nested", 1000)]
     assert production.mix_at(args, steps) == ("flat", 10000)
-    big = production.parse_args(["--sizes", "100000", "--shape", "flat"])
+    big = parser().parse_args(["production", "--sizes", "100000", "--shape", "flat"])
     assert production.mix_at(big, production.plan(big)) is None
-    assert production.mix_at(production.parse_args(["--mix-size", "0"]), steps) is None
-    nested = production.parse_args(["--shape", "nested", "--nested-sizes", "300,3000"])
+    assert production.mix_at(parser().parse_args(["production", "--mix-size", "0"]),
+                             steps) is None
+    nested = parser().parse_args(["production", "--shape", "nested", "--nested-sizes",
+                                  "300,3000"])
     assert production.mix_at(nested, production.plan(nested)) == ("nested", 3000)
 
 
@@ -236,7 +239,7 @@ def _results(backend, version, usages_139):
             "date": "2026-11-28T01:00:00+00:00", "finished": "2026-11-28T01:12:00+00:00",
             "commit": "0123456789abcdef", "dirty": False, "workers": 2,
             "sqlite_version": "3.40.1", "machine": {"cores": 2, "memory_gib": 23.5},
-            "command": f"python -m benchmarks.production --backend {backend}",
+            "command": f"python -m benchmarks production --backend {backend}",
             "results": [*results, claims],
             "throughput": [
                 {"shape": "flat", "size": 1000, "server": "placer", "workers": 1,
@@ -259,65 +262,15 @@ def _results_files(tmp_path) -> list[str]:
     return paths
 
 
-def test_render(tmp_path):
-    paths = _results_files(tmp_path)
-    out = tmp_path / "results" / "production.md"
-    assert production.render(paths, out, plots=False) == [out]
-    page = out.read_text()
-    assert ("| query | target | SQLite 3.40.1 flat 1k | SQLite 3.40.1 flat 10k | "
-            "SQLite 3.40.1 flat 100k | PostgreSQL 15.14 flat 1k | PostgreSQL 15.14 flat 10k | "
-            "PostgreSQL 15.14 flat 100k |") in page
-    assert ("| limit=10 | under 30 ms at 100k |  |  | 45.0 ms (under 0.00075 of the "
-            "reference), missed by 1.5x |  |  | 45.0 ms (under 0.00075 of the reference), "
-            "missed by 1.5x |") in page
-    assert "| flat | 100k | limit=10 | 45.0 ms | over 60 s | under 0.00075 | under 30 ms " \
-           "| missed by 1.5x |" in page
-    assert "| limit=1000 | ≤ 0.2 | 0.050, met | 0.32, missed by 1.6x |  | 0.050, met | " \
-           "0.32, missed by 1.6x |  |" in page
-    assert "| usages?project_id 1.39 | ≤ 0.33 | 0.40, missed by 1.2x |  |  | reference 500 " \
-           "|  |  |" in page
-    assert "| claims, 8 writers | ≥ 3x, no violation | 4.00x, met |  |  | 4.00x, met |  |  |" \
-           in page
-    assert "| SQLite 3.40.1 | flat 1k | 1 | 120.0 | 250 | 30.0 | 900 | 4.00x |" in page
-    assert "| PostgreSQL 15.14 | flat 1k | 2 | 200.0 | 150 |  |  |  |" in page
-    assert "`python -m benchmarks.production --backend postgresql`" in page
-    assert "| flat | 1k | usages?project_id 1.39 | 4.0 ms | 500 |  | ≤ 0.33 | - |" in page
-    with pytest.raises(ValueError, match="not a results file"):
-        bad = tmp_path / "other.json"
-        bad.write_text(json.dumps({"benchmark": "scale", "results": []}))
-        production.render([str(bad)], tmp_path / "x.md")
-
-
-# matplotlib runs fc-list when it builds its font cache (a fresh home)
 @pytest.mark.processes
-def test_render_plots(tmp_path):
-    pytest.importorskip("matplotlib")
-    paths = _results_files(tmp_path)
-    out = tmp_path / "production.md"
-    written = production.render(paths, out)
-    assert written == [out, out.with_name("production-throughput-sqlite.svg"),
-                       out.with_name("production-throughput-postgresql.svg")]
-    assert "<svg" in written[1].read_text()
-    assert "](production-throughput-postgresql.svg)" in out.read_text()
-
-
-def test_the_benchmarks_command_takes_the_production_scenario(monkeypatch):
-    from benchmarks import __main__ as command
-
-    seen = []
-    monkeypatch.setattr(production, "main", lambda argv: seen.append(argv) or 0)
-    assert command.main(["--scenario", "production", "--backend", "postgresql"]) == 0
-    assert command.main(["--start", "--scenario=production", "--sizes", "1000"]) == 0
-    assert seen == [["--backend", "postgresql"], ["--sizes", "1000"]]
-
-
-@pytest.mark.processes
-def test_a_tiny_run_end_to_end(tmp_path):
+def test_a_tiny_run_end_to_end(tmp_path, monkeypatch, capsys):
     out = tmp_path / "out.json"
-    assert production.main([
-        "--backend", "sqlite", "--sizes", "60", "--shape", "flat", "--workers", "1",
-        "--repeat", "1", "--claims", "30", "--writers", "4", "--mix-seconds", "1",
-        "--workers-list", "1", "--json", str(out)]) == 0
+    monkeypatch.setitem(production.D, "writers", [4])
+    monkeypatch.setitem(production.MIX, "seconds", 1.0)
+    monkeypatch.setitem(production.MIX, "workers_list", [1])
+    assert main(["production", "--backend", "sqlite", "--sizes", "60", "--shape", "flat",
+                 "--workers", "1", "--repeat", "1", "--claims", "30", "--json", str(out)]) == 0
+    assert "| limit=10 | ≤ 0.2 | no reference |" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["benchmark"] == "production" and data["database_version"].startswith("SQLite")
     assert {"date", "commit", "machine", "command", "sqlite_version"} <= data.keys()
@@ -332,7 +285,6 @@ def test_a_tiny_run_end_to_end(tmp_path):
 
 
 def test_the_results_page_opens_with_the_summary(tmp_path):
-    from benchmarks import report
     paths = _results_files(tmp_path)
     report.write(paths, tmp_path / "results", ["--out", "results", *paths])
     page = (tmp_path / "results" / "index.md").read_text()
@@ -342,3 +294,16 @@ def test_the_results_page_opens_with_the_summary(tmp_path):
     assert "### Throughput against workers" in page
     assert "the database server: PostgreSQL 15.14 (Debian 15.14-0+deb12u1)" in page
     assert "## Scenarios" not in page  # production runs are not scenario runs
+    assert ("| query | target | SQLite 3.40.1 flat 1k | SQLite 3.40.1 flat 10k | "
+            "SQLite 3.40.1 flat 100k | PostgreSQL 15.14 flat 1k | PostgreSQL 15.14 flat 10k | "
+            "PostgreSQL 15.14 flat 100k |") in page
+    assert ("| limit=10 | under 30 ms at 100k |  |  | 45.0 ms (under 0.00075 of the "
+            "reference), missed by 1.5x |  |  | 45.0 ms (under 0.00075 of the reference), "
+            "missed by 1.5x |") in page
+    assert "| usages?project_id 1.39 | ≤ 0.33 | 0.40, missed by 1.2x |  |  | reference 500 " \
+           "|  |  |" in page
+    assert "| claims, 8 writers | ≥ 3x, no violation | 4.00x, met |  |  | 4.00x, met |  |  |" \
+        in page
+    assert "| SQLite 3.40.1 | flat 1k | 1 | 120.0 | 250 | 30.0 | 900 | 4.00x |" in page
+    assert "| PostgreSQL 15.14 | flat 1k | 2 | 200.0 | 150 |  |  |  |" in page
+    assert "python -m benchmarks production --backend postgresql" in page

@@ -1,4 +1,4 @@
-"""The capacity benchmark (benchmarks/capacity.py): its queries answer
+"""The capacity benchmark (benchmarks/scenarios/capacity.py): its queries answer
 through the app on a generated database of each shape, its checks read the
 targets, and the report writes its section."""
 
@@ -6,9 +6,12 @@ import json
 
 import pytest
 
-from benchmarks import capacity, report, scale
-from placer import shapes, wsgi
+from benchmarks import report
+from benchmarks.__main__ import parser
+from benchmarks.scenarios import capacity, scale
+from placer import wsgi
 from placer.db import engine as db_engine
+from placer.schemas import capacity as capacity_schema
 from tests.helpers.api import Api, make_conf
 
 
@@ -26,7 +29,7 @@ def test_queries_answer_through_the_app(generated):
     shape, engine, url, tmp = generated
     named = capacity.shapes(shape)
     assert len(named) == 20
-    assert shapes.configured([f"{n}={q}" for n, q in named.items()])  # valid shapes
+    assert capacity_schema.configured_shapes([f"{n}={q}" for n, q in named.items()])  # valid shapes
     api = Api(wsgi.create_app(make_conf(tmp, url), db_engine.Database(engine)))
     answers = {}
     for q in capacity.queries(shape):
@@ -53,15 +56,12 @@ def test_checks_and_the_report_section(tmp_path):
     rows = [_row("capacity 1 shape", 100_000, 800.0, result="PASS"),
             _row("capacity 20 shapes", 100_000, 2500.0, rss=350.0, result="MISS"),
             _row("metrics exporter+20 shapes", 10_000, 900.0)]
-    results = [capacity.runner.Result(r["scenario"], r["query"], median_ms=r["median_ms"],
-                                      rss_peak_mb=r["rss_peak_mb"]) for r in rows]
-    tags = [{"shape": "flat", "size": r["size"], "backend": "sqlite"} for r in rows]
-    assert capacity.checks(results, tags) == [
+    assert capacity.checks(rows) == [
         "capacity 1 shape at flat 100k: 800 ms < 1000 ms PASS",
         "capacity 20 shapes at flat 100k: 2500 ms < 2000 ms MISS",
         "peak RSS at flat 100k: 350 MiB < 300 MiB MISS",
         "scrape with 20 shapes at flat 10k: 900 ms < 2000 ms PASS"]
-    data = {"benchmark": "capacity", "command": "python -m benchmarks.capacity --sizes 10000",
+    data = {"benchmark": "capacity", "command": "python -m benchmarks capacity --sizes 10000",
             "date": "2026-11-27T22:00:00+00:00", "shape": "flat", "backend": "sqlite",
             "results": rows, "tools": [
                 {"server": "placer", "shape": "flat", "size": 10000,
@@ -80,11 +80,7 @@ def test_checks_and_the_report_section(tmp_path):
     assert data["command"] in page
 
 
-def test_the_benchmarks_command_takes_the_capacity_scenario(monkeypatch):
-    from benchmarks import __main__ as command
-
-    seen = []
-    monkeypatch.setattr(capacity, "main", lambda argv: seen.append(argv) or 0)
-    assert command.main(["--start", "--scenario", "capacity", "--sizes", "100"]) == 0
-    assert command.main(["--scenario=capacity", "--shape", "nested"]) == 0
-    assert seen == [["--sizes", "100"], ["--shape", "nested"]]
+def test_the_benchmarks_command_takes_the_capacity_scenario():
+    args = parser().parse_args(["capacity", "--sizes", "100,200", "--tools-sizes", ""])
+    assert (args.module, args.sizes, args.tools_sizes, args.shape) == (
+        "capacity", [100, 200], [], "flat")

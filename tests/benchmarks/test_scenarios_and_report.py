@@ -1,19 +1,29 @@
-"""The benchmark runner's pure parts: scenario shapes, load order, reporting.
-
+"""The fixed and scale scenarios (what they build and ask), timing a query,
+the throw-away databases, and the results page written from results files.
 No server and no timing assertions here.
 """
 
 import json
 import pathlib
-import urllib.parse
 
-from benchmarks import loader, runner, scenarios
+import pytest
+import sqlalchemy as sa
+
+from benchmarks import report
+from benchmarks.__main__ import main
+from benchmarks.harness import databases
+from benchmarks.harness.client import VERSION
+from benchmarks.scenarios import fixed, run_query, scale
+from placer import wsgi
+from placer.db import engine as db_engine
+from placer.db import tables as t
+from tests.helpers.api import Api, make_conf
 
 
 def test_flat_scenario_counts():
-    s = scenarios.flat()
+    s = fixed.flat()
     assert len(s.providers) == 1010
-    assert len(s.aggregates()) == 20
+    assert len({a for p in s.providers for a in p.aggregates}) == 20
     pools = [p for p in s.providers if "MISC_SHARES_VIA_AGGREGATE" in p.traits]
     assert len(pools) == 10
     nodes = [p for p in s.providers if p not in pools]
@@ -22,11 +32,12 @@ def test_flat_scenario_counts():
     assert all(sum(bool(set(n.aggregates) & set(p.aggregates)) for p in pools) == 1
                for n in nodes)
     assert len(s.allocations) == 3000
-    assert s.custom_traits() == ["CUSTOM_GOLD"]
+    assert {t for p in s.providers for t in p.traits if t.startswith("CUSTOM_")} == {
+        "CUSTOM_GOLD"}
 
 
 def test_flat_usage_is_about_thirty_percent():
-    s = scenarios.flat()
+    s = fixed.flat()
     used = {}
     for alloc in s.allocations.values():
         for resources in alloc.values():
@@ -42,11 +53,11 @@ def test_flat_usage_is_about_thirty_percent():
 
 
 def test_nested_tree_shape():
-    s = scenarios.nested(hosts=3)
+    s = fixed.nested(hosts=3)
     assert len(s.providers) == 3 * 9
-    levels = loader._levels(s.providers)
-    assert [len(level) for level in levels] == [3, 6, 6, 12]
-    pfs = levels[3]
+    assert [p.parent is None for p in s.providers[:9]] == [True] + [False] * 8  # parents first
+    pfs = [p for p in s.providers if p.name.endswith(("-pf0", "-pf1"))]
+    assert len(pfs) == 12
     assert all("SRIOV_NET_VF" in p.inventories for p in pfs)
     assert {t for p in pfs for t in p.traits if "PHYSNET" in t} == {
         "CUSTOM_PHYSNET_NET0", "CUSTOM_PHYSNET_NET1"}
@@ -56,7 +67,7 @@ def test_nested_tree_shape():
 
 
 def test_wide_queries_and_expected_counts():
-    s = scenarios.wide()
+    s = fixed.wide()
     assert len(s.providers) == 50 * 9
     assert all(p.inventories["VGPU"]["total"] == 1 for p in s.providers if p.parent)
     by_name = {q.name: q for q in s.queries}
@@ -72,15 +83,15 @@ class FakeClient:
                                 "provider_summaries": {}}).encode()
         self.calls = 0
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, version=None):
         self.calls += 1
         return 200, self.body, 0.01
 
 
 def test_run_query_counts_runs_and_candidates():
-    s = scenarios.wide(hosts=1)
+    s = fixed.wide(hosts=1)
     client = FakeClient(3)
-    result = runner.run_query(client, s, s.queries[0], repeat=4, server=None)
+    result = run_query(client, s.name, s.queries[0], repeat=4, server=None)
     assert client.calls == 5  # one warm-up
     assert result.candidates == 3
     assert result.note == "expected 8 candidates"
@@ -88,44 +99,15 @@ def test_run_query_counts_runs_and_candidates():
 
 
 def test_huge_unbounded_queries_are_skipped_unless_capped():
-    s = scenarios.wide()
+    s = fixed.wide()
     query = next(q for q in s.queries if q.name == "8 gpu groups isolate")
     client = FakeClient(10)
-    assert runner.run_query(client, s, query, 1, None).note.startswith("skipped")
+    assert run_query(client, s.name, query, 1, None).note.startswith("skipped")
     assert client.calls == 0
-    assert runner.run_query(client, s, query, 1, None, cap=10).candidates == 10
-
-
-def test_markdown_verdicts():
-    rows = [runner.Result("wide", "a", median_ms=150.0, target_ms=200),
-            runner.Result("wide", "b", median_ms=250.0, target_ms=200),
-            runner.Result("wide", "c", median_ms=250.0)]
-    table = runner.markdown(rows).splitlines()
-    assert len(table) == 5
-    assert [line.split("|")[11].strip() for line in table[2:]] == ["PASS", "MISS", "-"]
-
-
-def test_comparison_with_the_reference():
-    rows = [runner.Result("flat", "a limit", median_ms=10.0),
-            runner.Result("flat", "b limit", median_ms=30.0),
-            runner.Result("flat (reference)", "a limit", median_ms=100.0),
-            runner.Result("flat (reference)", "b limit", median_ms=100.0)]
-    table = runner.comparison(rows, 0.2).splitlines()
-    assert len(table) == 4
-    assert table[2].endswith("| 0.10 | PASS |") and table[3].endswith("| 0.30 | MISS |")
+    assert run_query(client, s.name, query, 1, None, cap=10).candidates == 10
 
 
 # -- the scale scenario: generated with SQL, served through the WSGI app ----
-
-import pytest  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
-
-from benchmarks import databases, scale  # noqa: E402
-from placer import wsgi  # noqa: E402
-from placer.db import engine as db_engine  # noqa: E402
-from placer.db import tables as t  # noqa: E402
-from tests.helpers.api import Api, make_conf  # noqa: E402
-
 
 @pytest.fixture(scope="module", params=scale.SHAPES)
 def generated(request, tmp_path_factory):
@@ -152,7 +134,7 @@ def _check_counts(gen, engine):
             == gen.consumers
         assert conn.execute(sa.select(sa.func.count()).select_from(t.allocations)).scalar() \
             == gen.allocations
-        assert len(gen.aggregates) == scale.AGGREGATES
+        assert len(gen.aggregates) == scale.D["aggregates"]
 
 
 def test_scale_usage_within_capacity(generated):
@@ -221,10 +203,8 @@ def test_scale_queries_through_the_app(generated):
                              "usages?project_id", "provider usages"]
     answers = {}
     for q in by_name.values():
-        path, body = (q.request() if q.request else
-                      (q.path + ("?" + urllib.parse.urlencode(q.params) if q.params else ""),
-                       None))
-        r = api.request(q.method, path, version=scenarios.VERSION, json=body)
+        path, body = q.request() if q.request else (q.url, None)
+        r = api.request(q.method, path, version=VERSION, json=body)
         assert 200 <= r.status_code < 300, (q.name, r.text)
         answers[q.name] = r.json if r.body else None
     unlimited = len(answers["unlimited"]["allocation_requests"])
@@ -247,10 +227,10 @@ def test_scale_generates_on_every_backend(empty_engine, tmp_path):
     api = Api(wsgi.create_app(make_conf(tmp_path, url), db_engine.Database(empty_engine)))
     claim = next(q for q in scale.queries(gen) if q.name == "claim")
     path, body = claim.request()
-    assert api.put(path, version=scenarios.VERSION, json=body).status_code == 204
-    r = api.post("/resource_providers", version=scenarios.VERSION, json={"name": "one more"})
+    assert api.put(path, version=VERSION, json=body).status_code == 204
+    r = api.post("/resource_providers", version=VERSION, json={"name": "one more"})
     assert r.status_code == 200, r.text
-    r = api.get("/allocation_candidates?resources=VCPU:1&limit=5", version=scenarios.VERSION)
+    r = api.get("/allocation_candidates?resources=VCPU:1&limit=5", version=VERSION)
     assert len(r.json["allocation_requests"]) == 5
 
 
@@ -271,29 +251,7 @@ def test_throw_away_sqlite_database_has_its_own_directory():
         databases.ThrowAwayDatabase("oracle")
 
 
-def test_scale_summary_checks():
-    def result(query, ms, rss):
-        return runner.Result("x", query, median_ms=ms, rss_peak_mb=rss)
-    rows = [("placer", "flat", 1000, result("limit=10", 10.0, 90.0)),
-            ("placer", "flat", 10000, result("limit=10", 20.0, 95.0)),
-            ("placer", "flat", 100000, result("limit=10", 25.0, 120.0))]
-    line = scale.summary(rows).splitlines()[-1]
-    assert "| 10.0 | 20.0 | 25.0 | 2.50 | 1.25 |" in line
-    assert "<30 ms PASS" in line and "growth<1.5x PASS" in line and "RSS+20MiB MISS" in line
-    tiny = [("placer", "flat", size, result("claim", ms, 90.0))
-            for size, ms in ((1000, 1.0), (10000, 2.0), (100000, 4.0))]
-    assert "growth<1.5x PASS" in scale.summary(tiny)  # 2 ms more: noise
-    tiny[-1][3].median_ms = 9.0
-    assert "growth<1.5x MISS" in scale.summary(tiny)
-    rows.append(("reference", "flat", 1000, result("limit=10", 100.0, 90.0)))
-    assert "| flat | 1000 | limit=10 | 100.0 | 10.0 | 0.10 |" in scale.comparison(rows)
-    rows[0][3].cpu_ms, rows[-1][3].cpu_ms = 5.0, 40.0
-    assert "| 100.0 (40) | 10.0 (5) | 0.10 (0.12) |" in scale.comparison(rows)
-
-
-# -- the results page: python -m benchmarks.report ------------------------------
-
-from benchmarks import report  # noqa: E402
+# -- the results page: python -m benchmarks report ------------------------------
 
 MACHINE = {"cpu": "Test CPU 9000", "cores": 2, "memory_gib": 8.0, "os": "Test OS 1",
            "kernel": "6.1", "arch": "x86_64", "python": "3.11.7"}
@@ -328,7 +286,7 @@ def _fake_results(tmp_path):
         _row("reference", "claim", 17.77, shape="flat", size=1000, candidates=None),
     ]
     scale_file = {"benchmark": "scale", **common,
-                  "command": "python -m benchmarks --start --scenario scale --sizes 1000,10000",
+                  "command": "python -m benchmarks scale --sizes 1000,10000",
                   "backend": "sqlite", "shape": "flat", "sizes": [1000, 10000],
                   "reference_sizes": [1000], "repeat": 3, "reference_repeat": 2, "workers": 1,
                   "databases": [{"shape": "flat", "size": s, "providers": s, "roots": s,
@@ -346,7 +304,7 @@ def _fake_results(tmp_path):
          "scenario": "flat (reference)"},
     ]
     scenarios_file = {"benchmark": "scenarios", **common,
-                      "command": "python -m benchmarks --start --scenario all",
+                      "command": "python -m benchmarks scenarios all",
                       "version": "1.39", "repeat": 10, "reference_repeat": 5, "workers": 1,
                       "max_candidates": -1, "randomize": False, "dirty": True,
                       "changed_files": ["docs/results/scale.json"],
@@ -395,7 +353,7 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     assert "2026-01-02T03:04:05+00:00" in page and scale_file["commit"] in page
     assert "Test CPU 9000, 2 cores, 8.0 GiB" in page and "Test OS 1" in page
     assert scale_file["command"] in page and scenarios_file["command"] in page
-    assert "python -m benchmarks.report " + " ".join(paths) in page
+    assert "python -m benchmarks report " + " ".join(paths) in page
     assert "openstack-placement 16.0.0" in page
     assert "with uncommitted changes to `docs/results/scale.json`" in page
     assert "\nNothing else ran on the machine.\n" in _section(page, "## How they were measured")
@@ -412,7 +370,7 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     assert cells["Placer peak RSS MiB"] == f"{placer['rss_peak_mb']:.0f}"
     assert cells["reference median ms"] == f"{ref['median_ms']:.1f}" == "84.3"
     assert cells["reference p90 ms"] == f"{ref['p90_ms']:.1f}"
-    assert cells["Placer/reference"] == report.ratio_text(
+    assert cells["Placer/reference"] == report.text.ratio_text(
         placer["median_ms"] / ref["median_ms"]) == "0.25"
     assert cells["target"] == "under 150 ms: PASS"
     # 10k: Placer only, and the page says the reference was not run there
@@ -425,7 +383,7 @@ def test_report_writes_the_tables_and_plots_from_the_results(tmp_path):
     flat = _section(page, "### flat")
     small = _cells(flat, "small limit")
     assert small["Placer median ms"] == "27.6" and small["reference median ms"] == "181.4"
-    assert small["Placer/reference"] == report.ratio_text(27.55 / 181.4) == "0.15"
+    assert small["Placer/reference"] == report.text.ratio_text(27.55 / 181.4) == "0.15"
     assert _cells(flat, "small")["reference median ms"] == ""  # unlimited: Placer only
     huge = _cells(flat, "huge limit")
     assert huge["Placer/reference"] == ""
@@ -444,7 +402,7 @@ def test_report_refuses_a_query_measured_twice(tmp_path):
     paths, _, _ = _fake_results(tmp_path)
     with pytest.raises(report.ReportError, match="two results"):
         report.write([paths[0], paths[0]], tmp_path / "out", [])
-    assert report.main([str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 1
+    assert main(["report", str(tmp_path / "missing.json"), "--out", str(tmp_path)]) == 1
 
 
 def _fill_result(shape, order, std, empty, fitting, failure=None, server="placer",
@@ -471,7 +429,7 @@ def _fill_file(tmp_path, **extra):
                "live": 80, "ram_used_fraction": 0.7349, "a_host_fits": False}
     data = {"benchmark": "fill", "date": "2026-01-03T00:00:00+00:00",
             "finished": "2026-01-03T00:20:00+00:00", "commit": "f" * 40, "dirty": False,
-            "machine": MACHINE, "command": "python -m benchmarks --start --scenario fill",
+            "machine": MACHINE, "command": "python -m benchmarks fill",
             "candidate_order_known": False, "version": "1.36", "hosts": 300, "limit": 30,
             "shapes": ["flat"], "orders": ["id", "random", "reference-id"], "max_boots": 6000,
             "seed": 0, "schedulers": 4, "pool": None, "delete_fraction": 0.1, "half": 0.5,
@@ -565,3 +523,14 @@ def test_report_has_a_fill_section(tmp_path):
     page = (tmp_path / "single" / "index.md").read_text()
     assert "(one)" in _section(page, "### Fill, flat, 1 scheduler (300 hosts)")
     assert "(one)" not in _section(page, "### Fill, flat (300 hosts)")
+
+
+def test_the_command_prints_a_run_as_the_page_shows_it(tmp_path):
+    """What a scenario prints is the report's table of its results file."""
+    paths, scale_file, scenarios_file = _fake_results(tmp_path)
+    printed = report.summary(scale_file)
+    assert printed.startswith("('flat', 1000)")
+    assert "| limit=1000 | 1000 | 123 | 21.4 | 26.8 |" in printed
+    assert "| flat | 1000 |" not in printed and "Placer/reference" in printed
+    assert "| small limit |" in report.summary(scenarios_file)
+    assert report.summary({**scale_file, "checks": ["x PASS"]}).endswith("x PASS")
