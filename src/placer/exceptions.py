@@ -40,6 +40,10 @@ class PlacerError(Exception):
 class BadRequest(PlacerError):
     status = 400
 
+    def of_shape(self, name: str) -> "BadRequest":
+        """This error, naming the capacity shape it is about."""
+        return BadRequest(f"Shape {name!r}: {self.detail}", code=self.code)
+
 
 class InvalidBody(BadRequest):
     """A JSON body that breaks its schema, or a rule no JSON Schema can say."""

@@ -12,81 +12,74 @@ only makes requests answer 503 until it is back (``Database``'s ``prepare``).
 """
 
 import functools
-import logging
+from typing import Any
 
+from oslo_config import cfg
 from oslo_log import log as oslo_log
 
 from placer import collector, policy
 from placer import conf as placer_conf
 from placer.candidates import service
 from placer.db import engine as db_engine
-from placer.db import schema_migrations, scores, sync
+from placer.db import schema_migrations, sync
 from placer.http import app as http_app
 from placer.route_table import ROUTES, policy_defaults
+from placer.schemas import capacity as capacity_schema
 
-LOG = logging.getLogger("placement.db")
 
-
-def prepare_database(db: db_engine.Database, migrate: bool, scored: bool = False) -> None:
+def prepare_database(db: db_engine.Database, migrate: bool) -> None:
     """What a database needs before it serves the API: the features checked,
     the schema migrated if ``migrate`` (``sync_on_startup``), the standard
-    classes and traits synced, and, for an order that reads the trees'
-    scores (``scored``), the scores made exact: writes keep them only while
-    such an order is configured."""
+    classes and traits synced. (Making the trees' scores exact, where they
+    are kept, is the Database's own first step: db/engine.py.)"""
     db.read(db_engine.check_features)
     if migrate:
         schema_migrations.upgrade(db.engine)
     db.write(sync.sync_standard_names)
-    if not scored:
-        return
-    if not db.read(scores.present):
-        LOG.warning("The candidate order needs the trees' score tables, which are missing: "
-                    "candidates come in id order until 'placement-manage db sync' "
-                    "creates them.")
-        return
-    # checked first without the lock, so that workers finding them exact
-    # (the usual start) do not wait for each other
-    rebuilt = db.read(scores.stale) and db.write(scores.make_exact)
-    if rebuilt:
-        LOG.info("Rebuilt the scores of %d provider trees for the candidate order "
-                 "(they did not match the providers: written while the order was id or "
-                 "random, or by another service).", rebuilt)
 
 
-def scored(conf) -> bool:
-    """Whether ``conf``'s candidate order reads the trees' scores."""
-    return service.order_from_conf(conf).scored
-
-
-def lazy_database(conf) -> db_engine.Database:
+def lazy_database(conf: cfg.ConfigOpts) -> db_engine.Database:
     """The database of ``conf``, reached and prepared by the first request that
     needs it. A malformed URL or a missing driver fails here."""
-    keep = scored(conf)
     return db_engine.Database(db_engine.engine_for(conf), prepare=functools.partial(
-        prepare_database, migrate=conf.placement_database.sync_on_startup, scored=keep),
-        keep_scores=keep)
+        prepare_database, migrate=conf.placement_database.sync_on_startup))
 
 
-def open_database(conf) -> db_engine.Database:
+def open_database(conf: cfg.ConfigOpts) -> db_engine.Database:
     """The database of ``conf``, connected now (retrying as ``[placement_database]
     max_retries`` and ``retry_interval`` say) and prepared."""
     db_conf = conf.placement_database
     engine = db_engine.engine_for(conf)
     try:
         db_engine.wait_for_connection(engine, db_conf.max_retries, db_conf.retry_interval)
-        keep = scored(conf)
-        db = db_engine.Database(engine, keep_scores=keep)
-        prepare_database(db, db_conf.sync_on_startup, keep)
+        db = db_engine.Database(engine)
+        prepare_database(db, db_conf.sync_on_startup)
     except BaseException:
         engine.dispose()
         raise
     return db
 
 
-def create_app(conf, db: db_engine.Database | None = None):
-    """The whole WSGI application for ``conf`` (and ``db``, for tests)."""
+def check_config(conf: cfg.ConfigOpts) -> None:
+    """The values that only the engine can check (the candidate order's
+    weights, the capacity shapes), as oslo.config's own checks fail: a
+    ``ConfigFileValueError`` that stops the start."""
+    try:
+        service.check_order_weights(conf.placer.candidate_order_weights)
+        capacity_schema.configured_shapes(conf.placer.capacity_shapes)
+    except ValueError as exc:
+        raise cfg.ConfigFileValueError(str(exc)) from None
+
+
+def create_app(conf: cfg.ConfigOpts, db: db_engine.Database | None = None) -> Any:
+    """The whole WSGI application for ``conf`` (and ``db``, for tests and
+    ``placement-api``, which opens it first). The configuration tells the
+    database here, once, whether its writes keep the trees' scores: only
+    the spread and pack orders read them."""
+    check_config(conf)
     policy.init(conf, policy_defaults())
-    db = (db or lazy_database(conf)).keeping_scores(scored(conf))
+    db = db or lazy_database(conf)
+    db.keep_scores = service.order_from_conf(conf).scored
     return http_app.make(db, conf, ROUTES)
 
 

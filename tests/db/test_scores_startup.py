@@ -1,9 +1,10 @@
 """Workers starting together with spread or pack rebuild stale scores once.
 
-Every thread makes the scores exact at once (as each worker's first request
-does, ``wsgi.prepare_database``); all are held until every one has begun its
-transaction, so that they reach the lock together. Exactly one rebuilds,
-the others find the scores exact.
+Every thread makes the scores exact at once (as each worker's Database
+does before its first transaction, once the app tells it to keep them);
+all are held until every one has begun its transaction, so that they
+reach the lock together. Exactly one rebuilds, the others find the scores
+exact.
 """
 
 import threading

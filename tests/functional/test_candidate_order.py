@@ -165,7 +165,7 @@ def test_explain_shows_the_order_and_the_ranks(configured):
 @pytest.mark.parametrize("value", ["VCPU:-1", "VCPU:many", "VCPU:nan"])
 def test_bad_weights_stop_the_start(tmp_path, value):
     with pytest.raises(cfg.ConfigFileValueError, match="candidate_order_weights"):
-        make_conf(tmp_path, placer={"candidate_order_weights": value})
+        wsgi.create_app(make_conf(tmp_path, placer={"candidate_order_weights": value}))
 
 
 def test_bad_order_stops_the_start(tmp_path):

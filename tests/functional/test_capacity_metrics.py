@@ -133,7 +133,7 @@ def test_bad_shapes_fail_at_start(tmp_path, value, message):
     path.write_text(f"[placement_database]\nconnection = sqlite://\n[placer]\n"
                     f"capacity_shapes = {value}\n")
     with pytest.raises(cfg.ConfigFileValueError, match=message):
-        placer_conf.new_config(["--config-file", str(path)])
+        wsgi.create_app(placer_conf.new_config(["--config-file", str(path)]))
 
 
 def test_metrics_open_serves_a_static_scrape(db, tmp_path):

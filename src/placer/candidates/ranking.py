@@ -18,7 +18,7 @@ import heapq
 from dataclasses import dataclass
 
 from placer.candidates.order import MISSING, Order
-from placer.candidates.store import Store
+from placer.candidates.store import SearchStore
 
 LARGEST_READ = 4000
 
@@ -39,7 +39,7 @@ class Ranking:
     are never given. Every tree, whether it meets the request's
     other conditions or not: the caller filters what it takes."""
 
-    def __init__(self, store: Store, order: Order, terms: list[Term], first_read: int = 16):
+    def __init__(self, store: SearchStore, order: Order, terms: list[Term], first_read: int = 16):
         self.store, self.order, self.terms = store, order, terms
         self.spread = order.name == "spread"
         self.cursors = [(-1, -1)] * len(terms)  # (term, root id) of the last row read

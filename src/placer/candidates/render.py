@@ -1,4 +1,5 @@
-"""The GET /allocation_candidates body for a microversion.
+"""The GET /allocation_candidates body for a microversion, and the count
+of copies of GET and POST /capacity.
 
 allocation_requests: a list of providers before 1.12, a dict by provider
 uuid from 1.12, with ``mappings`` from 1.34. provider_summaries: capacity and
@@ -6,9 +7,11 @@ usage of the requested classes (of every class from 1.27), traits from 1.17,
 parent and root uuids from 1.29.
 """
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
+from placer.candidates.count import Count
 from placer.candidates.search import Candidate
 from placer.candidates.snapshot import Provider
 from placer.microversions import (
@@ -60,3 +63,14 @@ def body(candidates: list[Candidate], summaries: Iterable[Provider], requested: 
         "provider_summaries": {p.uuid: provider_summary(p, by_id, requested, version)
                                for p in summaries},
     }
+
+
+def count_body(count: Count, limit: int | None = None) -> dict[str, Any]:
+    """GET /capacity's answer for a count, ``limit`` roots at most."""
+    head = {"total": count.total, "exact": count.total_exact, "inexact": count.inexact}
+    if not count.counted and count.table_fits is not None:  # straight from the arrays
+        return {**head, "roots": [{"uuid": uuid, "name": name, "fits": k}
+                                  for (_, uuid, name), k in count.table_fits.head(limit)]}
+    roots = itertools.islice(count.iter_roots(), limit)
+    return {**head, "roots": [{"uuid": r.root.uuid, "name": r.root.name, "fits": r.fits,
+                               **({} if r.exact else {"exact": False})} for r in roots]}

@@ -15,30 +15,16 @@ roots), or None.
 """
 
 from collections.abc import Iterable
-from typing import Literal
 
 from placer.candidates.request import CandidateRequest, RequestGroup
 from placer.candidates.snapshot import Provider
-from placer.candidates.store import Names
-
-Sharing = tuple[tuple[int, ...], tuple[int, ...]] | None
-Ids = tuple[int, ...]
-# the steps of a plan, (kind, *arguments); placer.db.root_filter takes each
-# kind's arguments in this order
-RootHas = tuple[Literal["root_has"], Ids]  # trait ids
-RootLacks = tuple[Literal["root_lacks"], Ids]  # trait ids
-InTree = tuple[Literal["in_tree"], int]  # the target's root id
-NotInAggs = tuple[Literal["not_in_aggs"], Ids]  # aggregate ids
-MemberOf = tuple[Literal["member_of"], tuple[Ids, ...], Sharing]  # any-of sets of aggregate ids
-Traits = tuple[Literal["traits"], Ids, Sharing]  # one clause's trait ids
-# class id, amount, forbidden trait ids, forbidden aggregate ids
-Class = tuple[Literal["class"], int, int, Ids, Ids, Sharing]
-# (class id, amount)s, trait clauses, forbidden traits, member_of sets,
-# forbidden aggregates, in_tree root id
-Granular = tuple[Literal["granular"], tuple[tuple[int, int], ...], tuple[Ids, ...], Ids,
-                 tuple[Ids, ...], Ids, int | None, Sharing]
-Step = RootHas | RootLacks | InTree | NotInAggs | MemberOf | Traits | Class | Granular
-Plan = tuple[Step, ...]
+from placer.candidates.store import (
+    Granular,
+    Names,
+    Plan,
+    Sharing,
+    Step,
+)
 
 
 class RootPlan:

@@ -1,7 +1,9 @@
-"""The candidate service: what GET /allocation_candidates, its explain and
-``placement-manage explain`` call, over a Store (the database behind it).
+"""The candidate service: what GET /allocation_candidates, its explain,
+GET and POST /capacity, the capacity gauges and the ``placement-manage``
+commands ``explain`` and ``capacity`` call, over a store (the database
+behind it: store.py's SearchStore, and CountStore for counting copies).
 
-A search walks the candidate roots in answer order ([placer]
+A search walks the candidate roots in answer order (walk.py; [placer]
 candidate_order: by id; in a random order drawn as it goes; or, for spread
 and pack, best rank first from the trees' stored scores, see order.py and
 ranking.py). The trees of one batch are loaded with a fixed number of
@@ -14,10 +16,14 @@ Explain needs every tree that could hold part of an answer, to count what
 each constraint removes: a read of the relevant part of the cloud, fine
 for an operator's question, not for the scheduler's path.
 
-This module is the one door into candidates/: handlers, the CLI, conf and
-shapes import it and nothing else of the package (db/ implements the Store
-of store.py over the types of request.py and snapshot.py; schemas/ parses a
-query into a request.CandidateRequest). The import contracts of
+A count of copies (count.py) walks the same roots, and counts flat hosts
+from one read of the inventory records (cloud_table.py).
+
+This module is the one door into candidates/, and ``__all__`` is its
+interface: handlers, the CLI, ``http/metrics`` and ``wsgi`` import it and
+nothing else of the package (db/ implements the stores of store.py over
+the types of request.py and snapshot.py; schemas/ parses a query into a
+request.CandidateRequest). The import contracts of
 pyproject.toml ([tool.importlinter], run by lint-imports and
 tests/unit/test_layers.py) keep the rest of the package behind it.
 """
@@ -29,40 +35,33 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from placer import exceptions
-from placer.candidates import (
-    batches,
-    capacity,
-    explanation,
-    precheck,
-    ranking,
-    render,
-    search,
-    solver,
-)
-from placer.candidates import order as _order
-from placer.candidates.batches import InOrder, Ranked, Shuffled, Sizes
-from placer.candidates.domains import Layout
-from placer.candidates.explanation import render as explanation_render
+from placer.candidates import batches, explanation, precheck, search, walk
+from placer.candidates.count import Count, count_requests
+from placer.candidates.explanation.render import body as explanation_body
 from placer.candidates.explanation.steps import Explanation
-from placer.candidates.order import BY_ID, Order
+from placer.candidates.order import BY_ID, ORDERS, Order
+from placer.candidates.order import check_weights as check_order_weights
+from placer.candidates.order import from_conf as order_from_conf
+from placer.candidates.render import body as candidates_body
+from placer.candidates.render import count_body
 from placer.candidates.request import CandidateRequest
-from placer.candidates.root_plan import RootPlan
 from placer.candidates.snapshot import Provider, Snapshot
-from placer.candidates.store import Names, Store
+from placer.candidates.store import CountStore, SearchStore
+
+__all__ = [
+    # the searches
+    "find", "explain", "count_one", "count_shapes", "Timings",
+    # their answers' bodies
+    "candidates_body", "explanation_body", "count_body",
+    # the types callers and the stores name
+    "CandidateRequest", "SearchStore", "CountStore", "Count", "Explanation", "Order",
+    # the candidate order of [placer] candidate_order
+    "ORDERS", "order_from_conf", "check_order_weights",
+]
 
 T = TypeVar("T")
-# runs a function on a Store inside one read transaction
-Reader = Callable[[Callable[[Store], T]], T]
-
-# --- the door: what callers outside candidates/ use, besides find, explain,
-# count_copies, asks_for_resources and the types above (CandidateRequest, Store,
-# Order, Explanation) and below (Timings)
-Count = capacity.Count  # how many copies of a request fit, per root and in all
-ORDERS = _order.ORDERS  # [placer] candidate_order's choices
-order_from_conf = _order.from_conf  # the candidate order [placer] asks for
-check_order_weights = _order.check_weights  # [placer] candidate_order_weights, at start-up
-candidates_body = render.body  # GET /allocation_candidates' answer body
-explanation_body = explanation_render.body  # GET /allocation_candidates/explain's
+# runs a function on a store inside one read transaction
+Reader = Callable[[Callable[[SearchStore], T]], T]
 
 
 @dataclass
@@ -76,7 +75,7 @@ class Timings:
     searched: bool = False
 
 
-def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
+def find(store: SearchStore, request: CandidateRequest, *, max_candidates: int = -1,
          strategy: str = "depth-first", order: Order = BY_ID,
          rng: random.Random | None = None, batch: tuple[int, int] | None = None,
          timings: Timings | None = None) -> tuple[list, list[Provider]]:
@@ -91,20 +90,13 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     started = time.perf_counter()
     if rng is None and order.name != "id":
         rng = random.Random()
-    names = store.names(request)
-    if names.lack_some_of(request):
-        # Only an unknown name needs the whole picture: a 400, or the
-        # reference's early empty answer.
-        snapshot = store.whole_cloud(request, list(names.classes.values()))
-        if not precheck.check_names(request, snapshot, names.classes, names.traits):
-            return [], []
-    walk = _Walk(store, request, names)
-    if walk.hopeless:
+    found = walk.start(store, request)
+    if found is None:
         return [], []
     wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
     candidates: list = []
     sizes = batches.Sizes(min(wanted) if wanted else None, lambda: len(candidates), batch)
-    trees = walk.batches(sizes, order, rng)
+    trees = found.batches(sizes, order, rng)
     loading = [0.0]
     if timings is not None:
         trees = _timed(trees, loading)
@@ -121,119 +113,26 @@ def find(store: Store, request: CandidateRequest, *, max_candidates: int = -1,
     return candidates, search.summary_providers(candidates, request.nested_aware)
 
 
-def asks_for_resources(pairs: list[tuple[str, str]]) -> bool:
-    """Whether a query string's pairs name resources (a candidates query)."""
-    return any(key.startswith("resources") for key, _ in pairs)
+def count_one(store: CountStore, request: CandidateRequest, budget: float) -> Count:
+    """How many copies of ``request`` fit at once, per root and in all
+    (count.py); ``budget``: seconds its integer programs may take.
+    BadRequest for an unknown name, where GET /allocation_candidates gives
+    one."""
+    return next(count_requests(store, {"": request}, budget))[1]
 
 
-def count_copies(store: Store, requests: dict[str, CandidateRequest], budget: float
-                 ) -> Iterator[tuple[str, capacity.Count]]:
-    """(name, Count) of each request in turn: how many copies of it fit at
-    once, per root and in all (candidates/capacity.py), all on one store
-    (one read); ``budget``: seconds the integer programs of each request
-    may take. Counting a request raises BadRequest for an unknown name,
-    where GET /allocation_candidates gives one.
-
-    Where no sharing provider is involved, roots that are their whole tree,
-    and every tree for a request of amounts alone whose slots are
-    independent, are counted from the inventory rows (read once for every
-    request: a capacity.Table); only the other trees are loaded, a batch at
-    a time, and once for all the requests."""
-    if len(requests) > 1:
-        store = _TreesOnce(store)
-    cloud = _Cloud(store, {rc for r in requests.values() for rc in r.resource_classes()})
-    for name, request in requests.items():
-        yield name, _count(store, request, budget, cloud)
-
-
-class _TreesOnce:
-    """A store that loads each tree once: several requests of one read walk
-    the same trees (kept until the read ends)."""
-
-    def __init__(self, store: Store):
-        self._store = store
-        self._trees: dict[int, list[Provider]] = {}
-
-    def __getattr__(self, name: str):
-        return getattr(self._store, name)
-
-    def trees(self, root_ids: list[int], class_names: dict[int, str] | None = None,
-              aggregates: bool = True) -> list[Provider]:
-        missing = [root for root in root_ids if root not in self._trees]
-        if missing:
-            for root in missing:
-                self._trees[root] = []
-            for p in self._store.trees(missing, class_names, True):
-                self._trees[p.root_id].append(p)
-        return [p for root in root_ids for p in self._trees[root]]
-
-
-class _Cloud:
-    """What one read holds for counting many requests: the Table of every
-    root and provider (of the requests' classes) and the roots whose tree
-    holds more than the root, read on first use."""
-
-    def __init__(self, store: Store, classes: set[str]):
-        self.store, self.classes = store, classes
-        self._table: capacity.Table | None = None
-        self._children: list[tuple[int, int]] | None = None
-        self._nested: list[int] | None = None
-
-    @property
-    def children(self) -> list[tuple[int, int]]:
-        if self._children is None:
-            self._children = self.store.children()
-        return self._children
-
-    @property
-    def nested(self) -> list[int]:
-        if self._nested is None:
-            self._nested = sorted({root for _, root in self.children})
-        return self._nested
-
-    @property
-    def table(self) -> capacity.Table:
-        if self._table is None:
-            ids = self.store.names_of_classes(sorted(self.classes))
-            by_id = {rc_id: rc for rc, rc_id in ids.items()}
-            self._table = capacity.Table(self.store.all_roots(), self.children,
-                                         self.store.inventories(list(by_id)), by_id)
-        return self._table
-
-
-def _count(store: Store, request: CandidateRequest, budget: float, cloud: _Cloud
-           ) -> capacity.Count:
-    names = store.names(request)
-    if names.lack_some_of(request):
-        snapshot = store.whole_cloud(request, list(names.classes.values()))
-        if not precheck.check_names(request, snapshot, names.classes, names.traits):
-            return capacity.Count()
-    walk = _Walk(store, request, names)
-    if walk.hopeless:
-        return capacity.Count()
-    if walk.sharing or not all(g.resources for g in request.groups):
-        return capacity.count(request, walk.batches(batches.Sizes(None, lambda: 0), BY_ID),
-                              budget)
-    if not _filtered(request):
-        if solver.Plan(Layout(request), request, Snapshot([])).independent:
-            # nothing but amounts, and every combination of the slots'
-            # providers a candidate: counted from the table, every tree
-            return capacity.count(request, [], budget, cloud.table.independent_fits(request))
-        nested = sorted(walk.roots.among(cloud.nested)) if cloud.nested else []
-        fits = cloud.table.lone_fits(request)
-    else:  # the root filter says which roots meet the filters
-        allowed = walk.roots.all()
-        nested = sorted(set(allowed).intersection(cloud.nested))
-        fits = cloud.table.lone_fits(request, allowed)
-    return capacity.count(request, walk.batches_of(nested), budget, fits)
-
-
-def _filtered(request: CandidateRequest) -> bool:
-    """Whether the request has conditions beyond amounts (traits,
-    aggregates, in_tree, root traits)."""
-    return bool(request.root_required or request.root_forbidden) or any(
-        g.required or g.forbidden or g.any_of or g.member_of or g.forbidden_aggs or g.in_tree
-        for g in request.groups)
+def count_shapes(store: CountStore, shapes: dict[str, CandidateRequest], budget: float
+                 ) -> dict[str, Count]:
+    """Each named request (a capacity shape) counted as count_one does, all
+    on one store (one read; the trees loaded once for all); BadRequest
+    naming the shape for an unknown class or trait."""
+    found: dict[str, Count] = {}
+    try:
+        for name, counted in count_requests(store, shapes, budget):
+            found[name] = counted
+    except exceptions.BadRequest as exc:  # raised counting the first shape not found yet
+        raise exc.of_shape(next(n for n in shapes if n not in found)) from None
+    return found
 
 
 def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:
@@ -247,117 +146,7 @@ def _timed(trees: Iterator[Snapshot], spent: list[float]) -> Iterator[Snapshot]:
         yield snapshot
 
 
-class _Walk:
-    """The request's walk over candidate roots, one batch of trees at a time."""
-
-    def __init__(self, store: Store, request: CandidateRequest, names: Names):
-        self.store, self.request, self.names = store, request, names
-        self.targets = self._targets() if names.classes else {}
-        self.hopeless = not names.classes or not self._possible()
-        if self.hopeless:
-            return
-        rc_ids = list(names.classes.values())
-        # the trees that may serve others: in_tree targets and sharing providers'
-        serving = set(self.targets.values()) | store.sharing_roots(rc_ids)
-        if any(not g.resources for g in request.groups):
-            serving |= store.classless_sharing_roots(rc_ids)
-        self.serving_roots = serving
-        self.class_names = store.class_names()
-        self.serving = store.trees(sorted(serving), self.class_names)
-        sharing = [p for p in self.serving if p.is_sharing and p.inventories]
-        self.sharing = sharing
-        # A tree's aggregates matter only to aggregate filters, to the sharing
-        # providers it may be served by, and to resourceless groups (which
-        # may use a sharing provider of any tree); provider summaries do not
-        # show them.
-        self.aggregates = any(g.member_of or g.forbidden_aggs or not g.resources
-                              for g in request.groups) or any(p.is_sharing for p in self.serving)
-        self.roots = store.roots(RootPlan(request, names, self.targets, sharing).plan())
-
-    def _targets(self) -> dict[str, int]:
-        uuids = {g.in_tree for g in self.request.groups if g.in_tree}
-        return self.store.in_tree_roots(uuids) if uuids else {}
-
-    def _possible(self) -> bool:
-        """False when the engine would find nothing anywhere: an unknown
-        in_tree provider, or a member_of no provider meets."""
-        uuids = {g.in_tree for g in self.request.groups if g.in_tree}
-        if len(self.targets) < len(uuids):
-            return False
-        # a group with resources needs a member in the roots' own filter;
-        # a resourceless one would otherwise walk every root for nothing
-        return all(self.store.any_member([self.names.agg_ids(s) for s in group.member_of])
-                   for group in self.request.groups if group.member_of and not group.resources)
-
-    def batches(self, sizes: batches.Sizes, order: Order, rng: random.Random | None = None
-                ) -> Iterator[Snapshot]:
-        """Snapshots of consecutive runs of candidate roots, in answer order."""
-        pages = self._pages(sizes, order, rng)
-        page: list[int] = []
-        walked = 0
-        while True:
-            want = sizes.next_batch(walked)
-            if not page:
-                page = pages.next(sizes.next_page(want))
-                if not page:
-                    return
-            ids, page = page[:want], page[want:]
-            walked += len(ids)
-            yield self._snapshot(ids)
-
-    def batches_of(self, root_ids: list[int], size: int = 1000) -> Iterator[Snapshot]:
-        """Snapshots of these candidate roots, ``size`` at a time."""
-        for start in range(0, len(root_ids), size):
-            yield self._snapshot(root_ids[start:start + size])
-
-    def _snapshot(self, ids: list[int]) -> Snapshot:
-        """The trees of these roots, and those serving them, answering for them."""
-        trees = self.store.trees([i for i in ids if i not in self.serving_roots],
-                                 self.class_names, self.aggregates)
-        return Snapshot(self.serving + trees, anchor_ids=ids)
-
-    def _pages(self, sizes: Sizes, order: Order, rng: random.Random | None
-               ) -> InOrder | Shuffled | Ranked:
-        """The candidate roots in ``order``, a page at a time."""
-        terms = self._terms(order)
-        if not terms:
-            if order.name == "random":
-                return batches.Shuffled(self.roots, self.store.id_range(),
-                                        rng or random.Random(), sizes.largest,
-                                        confined=bool(self.targets))
-            return batches.InOrder(self.roots)
-        best: batches.RankedRoots | batches.Listed
-        if self.targets:  # in_tree confines the answer to a few trees: rank them all
-            best = batches.Listed(self._ranked_roots(order, terms))
-        else:
-            walk = ranking.Ranking(self.store, order, terms)
-            best = batches.RankedRoots(self.roots, walk, tail=all(t.least == 0 for t in terms))
-        return batches.Ranked(best, order.pool_size(sizes.wanted), rng)
-
-    def _ranked_roots(self, order: Order, terms: list[ranking.Term]) -> list[int]:
-        """All candidate roots, by (rank, id) from their stored scores."""
-        roots = self.roots.all()
-        free = self.store.free(roots, [t.rc_id for t in terms])
-        return sorted(roots, key=lambda root: (ranking.rank(order, terms, free.get(root, {})),
-                                               root))
-
-    def _terms(self, order: Order) -> list[ranking.Term]:
-        """The classes of a spread or pack walk, none for the others (or
-        when the scores are not kept, or no requested class weighs): a
-        class no sharing provider holds must come from the tree itself,
-        so trees lacking the least amount a group asks of it are skipped."""
-        if not order.scored or not self.store.scores_kept:
-            return []
-        terms = []
-        for rc in order.weighted(self.request.resource_classes()):
-            shared = any(rc in s.inventories for s in self.sharing)
-            least = 0 if shared else min(g.resources[rc] for g in self.request.groups
-                                         if rc in g.resources)
-            terms.append(ranking.Term(self.names.classes[rc], order.weight(rc), least))
-        return terms
-
-
-def checked_snapshot(store: Store, request: CandidateRequest) -> Snapshot:
+def checked_snapshot(store: SearchStore, request: CandidateRequest) -> Snapshot:
     """The whole-cloud snapshot of the request, after the reference's checks
     of the names it uses (BadRequest where GET /allocation_candidates gives
     one)."""
@@ -382,7 +171,7 @@ def explain(read: Reader, request: CandidateRequest, provider: str | None = None
                                order=order, strategy=strategy)
 
 
-def _explain_snapshots(store: Store, request: CandidateRequest, provider: str | None
+def _explain_snapshots(store: SearchStore, request: CandidateRequest, provider: str | None
                        ) -> tuple[Snapshot, Snapshot | None, str | None]:
     """(snapshot for the funnel; snapshot for the ``provider`` report: the
     same, plus that provider's tree when the first lacks it; the provider's

@@ -84,16 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     oslo_args = [a for f in args.config_file for a in ("--config-file", f)]
     oslo_args += [a for d in args.config_dir for a in ("--config-dir", d)]
     default_files = None if oslo_args else placer_conf.default_config_files()
+    from placer import wsgi
+
     try:
         # Parse once up front so a bad or incomplete config fails loudly here.
         conf = placer_conf.new_config(oslo_args, default_files)
+        wsgi.check_config(conf)
     except Exception as exc:  # oslo.config's errors say what is missing
         print(f"placement-api: configuration error: {exc}", file=sys.stderr)
         return 1
 
     from oslo_log import log as oslo_log
 
-    from placer import wsgi
     from placer.db import engine
     from placer.http import metrics
 
@@ -115,8 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     # which building the app below does.
     metrics_dir = metrics.prepare_multiprocess() if metrics.enabled(conf) else None
     # Build the app once here too: every handler module is imported before
-    # the fork, so a broken install fails here, and workers share the code.
+    # the fork, so a broken install fails here, and workers share the code;
+    # where the candidate order keeps the trees' scores, they are made exact
+    # now, once (the workers then find them so).
     wsgi.create_app(conf, db)
+    try:
+        db.make_ready()
+    except exceptions.DatabaseUnavailable:
+        print("placement-api: the database cannot be reached", file=sys.stderr)
+        return 1
     db.dispose()
 
     def factory():

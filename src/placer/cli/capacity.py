@@ -17,11 +17,13 @@ import sys
 
 import prettytable
 
-from placer import exceptions, shapes
+from placer import exceptions
+from placer.candidates import service
 from placer.db import candidates as db_candidates
-from placer.db import capacity_totals
+from placer.db import class_totals
 from placer.db import engine as db_engine
 from placer.db import resource_providers as providers_db
+from placer.schemas import capacity as capacity_schema
 
 PROG = "placement-manage capacity"
 
@@ -38,9 +40,10 @@ def add_parser(subparsers) -> None:
 
 def run(conf) -> int:
     try:
-        wanted = dict(shapes.split(v) for v in [*conf.placer.capacity_shapes,
-                                                 *conf.command.shape])
-        requests = {name: shapes.parse(name, text) for name, text in wanted.items()}
+        wanted = dict(capacity_schema.split_shape(v)
+                      for v in [*conf.placer.capacity_shapes, *conf.command.shape])
+        requests = {name: capacity_schema.parse_shape(name, text)
+                    for name, text in wanted.items()}
     except (ValueError, exceptions.BadRequest) as exc:
         print(f"{PROG}: {getattr(exc, 'detail', exc)}", file=sys.stderr)
         return 1
@@ -48,16 +51,17 @@ def run(conf) -> int:
     budget = conf.placer.capacity_time_budget
     try:
         if not requests:
-            totals = db.read(capacity_totals.summary, providers_db.ProviderFilter())
+            totals = db.read(class_totals.summary, providers_db.ProviderFilter())
             print(_classes(totals.get(None, {}), conf.command.json))
             return 0
-        counts = db_candidates.reader(db)(lambda store: shapes.count(store, requests, budget))
+        counts = db_candidates.reader(db)(
+            lambda store: service.count_shapes(store, requests, budget))
     except exceptions.BadRequest as exc:  # an unknown class or trait
         print(f"{PROG}: {exc.detail}", file=sys.stderr)
         return 1
     finally:
         db.dispose()
-    body = {"shapes": {name: count.answer() for name, count in counts.items()}}
+    body = {"shapes": {name: service.count_body(count) for name, count in counts.items()}}
     print(json.dumps(body, indent=1) if conf.command.json else _shapes(body, wanted))
     return 0
 

@@ -17,8 +17,8 @@ from placer import exceptions, microversions
 from placer.candidates import service
 from placer.db import candidates as db_candidates
 from placer.db import engine as db_engine
-from placer.http import query
 from placer.schemas import allocation_candidates as candidates_schema
+from placer.schemas import query_string
 
 PROG = "placement-manage explain"
 
@@ -38,7 +38,8 @@ def run(conf) -> int:
     try:
         version = _microversion(conf.command.microversion)
         # read as the API reads its query string, so the same 400s follow
-        pairs = query.parse(conf.command.query.lstrip("?").encode("utf-8", "surrogateescape"))
+        raw = conf.command.query.lstrip("?").encode("utf-8", "surrogateescape")
+        pairs = query_string.parse(raw)
         request, provider = candidates_schema.parse_explain_query(pairs, version)
         db = db_engine.Database(db_engine.engine_for(conf))
         try:

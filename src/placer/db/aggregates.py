@@ -103,3 +103,19 @@ def set_aggregates(conn: Connection, uuid: str, uuids: list[str],
             {"resource_provider_id": provider.id, "aggregate_id": agg_id}
             for agg_id in sorted(wanted - current)])
     return generation
+
+
+def of_providers(conn: Connection, uuids: list[str]) -> dict[str, list[str]]:
+    """Provider uuid -> the uuids of its aggregates (sorted), for ``uuids``."""
+    if not uuids:
+        return {}
+    found: dict[str, list[str]] = {}
+    for start in range(0, len(uuids), 1000):  # bounded IN lists
+        rows = conn.execute(
+            sa.select(rp_t.c.uuid, agg_t.c.uuid)
+            .select_from(rp_t.join(rp_agg_t, rp_agg_t.c.resource_provider_id == rp_t.c.id)
+                         .join(agg_t, agg_t.c.id == rp_agg_t.c.aggregate_id))
+            .where(rp_t.c.uuid.in_(uuids[start:start + 1000])).order_by(agg_t.c.uuid))
+        for provider, aggregate in rows:
+            found.setdefault(provider, []).append(aggregate)
+    return found

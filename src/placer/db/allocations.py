@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 
 from placer import exceptions
 from placer.db import consumers as consumers_db
-from placer.db import resource_classes, scores
+from placer.db import resource_classes, room, scores
 from placer.db.resource_providers import (
     PROVIDER_CHANGED,
     PROVIDER_SELECT,
@@ -233,12 +233,8 @@ def _usage(conn: Connection, pairs: set[tuple[int, int]]) -> dict[tuple[int, int
         return {}
     rp_ids = {rp for rp, _ in pairs}
     rc_ids = {rc for _, rc in pairs}
-    rows = conn.execute(
-        sa.select(allocations.c.resource_provider_id, allocations.c.resource_class_id,
-                  sa.func.sum(allocations.c.used))
-        .where(allocations.c.resource_provider_id.in_(rp_ids),
-               allocations.c.resource_class_id.in_(rc_ids))
-        .group_by(allocations.c.resource_provider_id, allocations.c.resource_class_id))
+    rows = conn.execute(room.used_per_record(allocations.c.resource_provider_id.in_(rp_ids),
+                                             allocations.c.resource_class_id.in_(rc_ids)))
     return {(rp, rc): int(used) for rp, rc, used in rows}
 
 

@@ -1,5 +1,5 @@
 """The database behind the candidate service: placer.candidates.store's
-Store, read in one transaction. The roots' SQL is root_filter.py's, the
+SearchStore and CountStore, read in one transaction. The roots' SQL is root_filter.py's, the
 trees' queries trees.py's."""
 
 from collections.abc import Callable
@@ -10,8 +10,17 @@ from sqlalchemy.engine import Connection
 
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Provider, Snapshot
-from placer.candidates.store import Names, Store
-from placer.db import capacity, root_filter, scores, trees
+from placer.candidates.store import (
+    ChildRow,
+    CountStore,
+    FoundProvider,
+    InventoryRow,
+    Names,
+    Plan,
+    RankedRoot,
+    RootRow,
+)
+from placer.db import room, root_filter, scores, trees
 from placer.db import tables as t
 from placer.db.engine import Database, plain_rows
 from placer.model.inventory import capacity as model_capacity
@@ -24,9 +33,9 @@ rpt_t = t.resource_provider_traits
 rpa_t = t.resource_provider_aggregates
 
 
-def reader(db: Database) -> Callable[[Callable[[Store], T]], T]:
+def reader(db: Database) -> Callable[[Callable[[CountStore], T]], T]:
     """Runs a function on a CandidateStore, in one read transaction."""
-    return lambda fn: db.read(lambda conn: fn(CandidateStore(conn, db.keeps_scores(conn))))
+    return lambda fn: db.read(lambda conn: fn(CandidateStore(conn, db.scores_kept)))
 
 
 # Statements built once: constructing a SQLAlchemy statement per request
@@ -54,7 +63,7 @@ _SHARING_ROOTS = (
 
 
 class CandidateStore:
-    """The Store, on one connection."""
+    """The candidate service's stores, on one connection."""
 
     def __init__(self, conn: Connection, scores_kept: bool = True):
         self.conn = conn
@@ -110,7 +119,7 @@ class CandidateStore:
             " (SELECT MAX(id) FROM resource_providers)").one()
         return (0, -1) if low is None else (low, high)
 
-    def roots(self, plan: tuple) -> "_Roots":
+    def roots(self, plan: Plan) -> "_Roots":
         return _Roots(self.conn, root_filter.roots_sql(self.conn.dialect, plan))
 
     def class_names(self) -> dict[int, str]:
@@ -125,23 +134,23 @@ class CandidateStore:
             return {}
         return dict(self.conn.execute(_IDS_BY_NAME["resource_classes"], {"names": names}).all())
 
-    def all_roots(self) -> list[tuple[int, str, str | None]]:
+    def all_roots(self) -> list[RootRow]:
         return list(plain_rows(self.conn.exec_driver_sql(_ALL_ROOTS)))
 
-    def children(self) -> list[tuple[int, int]]:
+    def children(self) -> list[ChildRow]:
         return list(plain_rows(self.conn.exec_driver_sql(_CHILDREN)))
 
-    def inventories(self, rc_ids: list[int]) -> list[tuple]:
+    def inventories(self, rc_ids: list[int]) -> list[InventoryRow]:
         if not rc_ids:
             return []
         i = inv_t.alias("i")
-        room = capacity.capacity_of(i, self.conn.dialect.name)
-        used = capacity.used_of(i)
+        capacity = room.capacity_of(i, self.conn.dialect.name)
+        used = room.used_of(i)
         units = (i.c.min_unit, i.c.max_unit, i.c.step_size)
         where = i.c.resource_class_id.in_(rc_ids)
-        if room is not None:
+        if capacity is not None:
             return list(plain_rows(self.conn.execute(sa.select(
-                i.c.resource_provider_id, i.c.resource_class_id, room - used, *units)
+                i.c.resource_provider_id, i.c.resource_class_id, capacity - used, *units)
                 .where(where))))
         # MySQL: the capacity rule runs here, on what Python reads
         rows = plain_rows(self.conn.execute(sa.select(
@@ -166,21 +175,21 @@ class CandidateStore:
                    rp_t.c.uuid.in_(in_trees)))).scalars()
         return Snapshot(trees.load_trees(self.conn, sorted(roots)))
 
-    def provider_root(self, uuid: str) -> tuple[str, int] | None:
+    def provider_root(self, uuid: str) -> FoundProvider | None:
         # MySQL compares uuids regardless of case: the stored spelling is kept
         found = self.conn.execute(sa.select(rp_t.c.uuid, rp_t.c.root_provider_id)
                                   .where(rp_t.c.uuid == uuid)).first()
-        return None if found is None else (found.uuid, found.root_provider_id)
+        return None if found is None else FoundProvider(found.uuid, found.root_provider_id)
 
 
     def ranked(self, rc_id: int, spread: bool, after: tuple[int, int], size: int,
-               least: int) -> list[tuple[int, int]]:
+               least: int) -> list[RankedRoot]:
         # one index range: the class, then the walk key from where the last
         # page ended (the rows bare: the caller filters the trees it takes)
         keys = self.conn.execute(_RANKED[spread], {
             "rc": rc_id, "after": scores.walk_key(*after) if after[0] >= 0 else -1,
             "least": least, "size": size}).scalars().all()
-        return [scores.split_key(k) for k in keys]
+        return [RankedRoot(*scores.split_key(k)) for k in keys]
 
     def free(self, root_ids: list[int], rc_ids: list[int],
              least: dict[int, int] | None = None) -> dict[int, dict[int, int]]:

@@ -262,53 +262,69 @@ class Database:
     the database answers, checks and syncs it when the first request needs
     it. Until it succeeds, each transaction tries it again, and a database
     that cannot be reached is ``DatabaseUnavailable`` (503) meanwhile.
+
+    ``keep_scores``: whether writes keep the trees' scores (db/scores.py),
+    which only the spread and pack orders read; told by the app factory
+    (wsgi.create_app) from the configuration. When on, the scores are made
+    exact before the first transaction that follows (a server started
+    with spread or pack after writes that did not keep them).
     """
 
-    def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None,
-                 keep_scores: bool = False):
+    def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None):
         self.engine = engine
         self._prepare = prepare
         self._prepare_lock = threading.Lock()
-        self._keep_scores = keep_scores
-        self._keeps_scores: bool | None = None if keep_scores else False
+        self._keep_scores = False
+        self._scores_present: bool | None = None  # the tables, looked up when first kept
 
-    def keeping_scores(self, keep: bool) -> "Database":
-        """This database, with the trees' scores kept by its writes or not
-        (only the spread and pack orders read them: under id, a write
-        pays nothing for them)."""
-        if keep == self._keep_scores:
-            return self
-        return Database(self.engine, self._prepare, keep)
+    @property
+    def keep_scores(self) -> bool:
+        return self._keep_scores
 
-    def keeps_scores(self, conn: Connection) -> bool:
-        """Whether this database keeps the trees' scores: asked to, and the
-        score tables are there (looked up once: placement-manage scores drop
-        is for a stopped service)."""
-        if self._keeps_scores is None:
-            self._keeps_scores = scores.present(conn)
-        return self._keeps_scores
+    @keep_scores.setter
+    def keep_scores(self, keep: bool) -> None:
+        with self._prepare_lock:
+            if keep and not self._keep_scores:
+                self._scores_present = None  # checked, and made exact, first
+            self._keep_scores = keep
+
+    @property
+    def scores_kept(self) -> bool:
+        """Whether writes keep the trees' scores: asked to, and the score
+        tables are there (looked up once, before the first transaction:
+        placement-manage scores drop is for a stopped service)."""
+        return self._keep_scores and bool(self._scores_present)
 
     @property
     def backend(self) -> str:
         return self.engine.dialect.name
 
-    def _ensure_prepared(self) -> None:
+    def _ready(self) -> bool:
+        return self._prepare is None and (not self._keep_scores
+                                          or self._scores_present is not None)
+
+    def make_ready(self) -> None:
+        """Prepare now what the first transaction would (``prepare``, the
+        scores made exact where they are kept); ``DatabaseUnavailable``
+        when the database cannot be reached."""
         with self._prepare_lock:
-            if self._prepare is None:  # another thread did it meanwhile
-                return
+            plain = Database(self.engine)
             try:
-                self._prepare(Database(self.engine))
+                if self._prepare is not None:
+                    self._prepare(plain)
+                    self._prepare = None
+                if self._keep_scores and self._scores_present is None:
+                    self._scores_present = _exact_scores(plain)
             except (sa.exc.OperationalError, sa.exc.InterfaceError,
                     sa.exc.TimeoutError) as exc:
                 raise _unavailable(exc) from exc
-            self._prepare = None
 
     @contextlib.contextmanager
     def transaction(self, write: bool = False) -> Iterator[Connection]:
         """A transaction; ``DatabaseUnavailable`` when the database cannot be
         reached or the connection is lost on the way."""
-        if self._prepare is not None:
-            self._ensure_prepared()
+        if not self._ready():
+            self.make_ready()
         try:
             # a pooled connection is pinged first (pool_pre_ping): a dead one is
             # replaced here, so the first request after an outage succeeds
@@ -322,7 +338,7 @@ class Database:
         try:
             with conn.begin():
                 yield conn
-                if touched and self.keeps_scores(conn):
+                if touched and self.scores_kept:
                     scores.refresh(conn, touched)
         except DBAPIError as exc:
             _notify("error", type(exc).__name__)
@@ -366,3 +382,21 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _exact_scores(db: Database) -> bool:
+    """Make the trees' scores exact, for a database that keeps them; False
+    when their tables are missing (candidates then come in id order)."""
+    if not db.read(scores.present):
+        LOG.warning("The candidate order needs the trees' score tables, which are missing: "
+                    "candidates come in id order until 'placement-manage db sync' "
+                    "creates them.")
+        return False
+    # checked first without the lock, so that workers finding them exact
+    # (the usual start) do not wait for each other
+    rebuilt = db.read(scores.stale) and db.write(scores.make_exact)
+    if rebuilt:
+        LOG.info("Rebuilt the scores of %d provider trees for the candidate order "
+                 "(they did not match the providers: written while the order was id or "
+                 "random, or by another service).", rebuilt)
+    return True

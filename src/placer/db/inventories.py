@@ -17,9 +17,11 @@ from sqlalchemy.exc import IntegrityError
 from placer import exceptions
 from placer.db import resource_classes as rc_db
 from placer.db import resource_providers as rp_db
+from placer.db import room
 from placer.db.tables import allocations as alloc_t
 from placer.db.tables import inventories as inv_t
 from placer.db.tables import resource_classes as rc_t
+from placer.db.tables import resource_providers as rp_t
 from placer.model.inventory import FIELDS, InventoryRecord, capacity_problem, over_capacity
 
 LOG = logging.getLogger("placement.inventories")
@@ -86,12 +88,9 @@ def _warn_over_capacity(conn: Connection, provider: rp_db.ProviderRecord,
     """Shrinking inventory below current usage is allowed; say so in the log."""
     if not invs:
         return
-    usage = conn.execute(
-        sa.select(alloc_t.c.resource_class_id, sa.func.sum(alloc_t.c.used))
-        .where(alloc_t.c.resource_provider_id == provider.id,
-               alloc_t.c.resource_class_id.in_(list(invs)))
-        .group_by(alloc_t.c.resource_class_id))
-    for rc_id, used in usage:
+    usage = conn.execute(room.used_per_record(alloc_t.c.resource_provider_id == provider.id,
+                                              alloc_t.c.resource_class_id.in_(list(invs))))
+    for _, rc_id, used in usage:
         if used is not None and over_capacity(invs[rc_id], int(used)):
             LOG.warning("Resource provider %s is now over-capacity for %s",
                         provider.uuid, invs[rc_id].resource_class)
@@ -233,3 +232,17 @@ def delete_all(conn: Connection, uuid: str) -> None:
         conn, provider,
         detail=f"Unable to delete inventory for resource provider {provider.uuid} because the "
                "inventory was updated by another process. Please retry your request.")
+
+
+def with_use(conn: Connection) -> list[sa.Row[tuple[str, str, int, int, float, int]]]:
+    """Every inventory record with its provider's name and the amount used:
+    (provider name, class, total, reserved, allocation_ratio, used), by
+    provider id and class name, as GET /resource_providers/{uuid}/inventories
+    and /usages would give them provider by provider."""
+    joined, used = room.joined_use(
+        inv_t.join(rp_t, rp_t.c.id == inv_t.c.resource_provider_id)
+        .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id), inv_t)
+    return list(conn.execute(
+        sa.select(rp_t.c.name, rc_t.c.name, inv_t.c.total, inv_t.c.reserved,
+                  inv_t.c.allocation_ratio, used)
+        .select_from(joined).order_by(rp_t.c.id, rc_t.c.name)))

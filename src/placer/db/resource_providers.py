@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
-from placer.db import capacity, scores
+from placer.db import room, scores
 from placer.db.engine import plain_rows
 from placer.db.tables import (
     allocations,
@@ -389,7 +389,7 @@ def _with_capacity(amounts: dict[int, int]) -> Condition:
     the parent and root by scanning all providers for each one (4.6 s at
     10,000 providers); an inequality it guesses at a third."""
     inv = inventories
-    can = [sa.and_(inv.c.resource_class_id == rc_id, *capacity.can_take(inv, amount))
+    can = [sa.and_(inv.c.resource_class_id == rc_id, *room.room_for(inv, amount))
            for rc_id, amount in amounts.items()]
     return (sa.select(sa.func.count()).where(inv.c.resource_provider_id == rp_t.c.id,
                                              sa.or_(*can))

@@ -1,6 +1,6 @@
-"""The SQL of the candidate roots: compiles a root plan
-(placer.candidates.root_plan) into a query, in the form each backend plans
-well."""
+"""The SQL of the candidate roots: compiles a root plan (its steps are
+placer.candidates.store's Step, built by placer.candidates.root_plan) into
+a query, in the form each backend plans well."""
 
 import functools
 from collections.abc import Callable, Sequence
@@ -8,7 +8,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from placer.db import capacity
+from placer.candidates.store import Plan, Sharing
+from placer.db import room
 from placer.db import tables as t
 
 rp_t = t.resource_providers
@@ -16,12 +17,7 @@ inv_t = t.inventories
 rpt_t = t.resource_provider_traits
 rpa_t = t.resource_provider_aggregates
 
-# The plan's shapes (placer.candidates.root_plan, which db/ may not import:
-# its Plan is one of these): steps are (kind, *arguments), ids are tuples of
-# ints, and ``sharing`` is (sharing provider ids, their roots) or None.
-Plan = tuple[tuple[Any, ...], ...]
 Ids = Sequence[int]
-Sharing = tuple[Ids, Ids] | None
 Condition = sa.ColumnElement[bool]
 
 
@@ -80,7 +76,7 @@ def _class(tests: "Conditions", rc_id: int, amount: int, forbidden: Ids, forbidd
            sharing: Sharing) -> Condition:
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
-           *capacity.can_take(inv, amount, headroom=True)]
+           *room.room_for(inv, amount, headroom=True)]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))
     if forbidden_aggs:
@@ -96,12 +92,12 @@ def _granular(tests: "Conditions", amounts: Sequence[tuple[int, int]], clauses: 
     (rc_id, amount), *others = amounts
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
-           *capacity.can_take(inv, amount, headroom=True)]
+           *room.room_for(inv, amount, headroom=True)]
     for other, n in others:
         more = inv_t.alias("j")
         own.append(tests.some(sa.select(1).where(
             more.c.resource_provider_id == p.c.id,
-            tests.class_is(more, other), *capacity.can_take(more, n, headroom=True))))
+            tests.class_is(more, other), *room.room_for(more, n, headroom=True))))
     own += [tests.has_trait(p.c.id, ids) for ids in clauses]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))

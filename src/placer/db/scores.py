@@ -15,11 +15,15 @@ match its version row: ``stale`` counts them for placement-status, and
 an answer, never its validity.
 """
 
-from collections.abc import Iterable, Iterator
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from placer.db import room
 from placer.db import tables as t
 from placer.model.inventory import capacity
 from placer.model.scores import FULL, tree_scores
@@ -28,6 +32,9 @@ rp_t, inv_t, alloc_t = t.resource_providers, t.inventories, t.allocations
 scores_t, versions_t = t.tree_scores, t.tree_versions
 TABLES = (scores_t, versions_t)
 VERSION_TABLE = "placer_alembic_version"
+# Placer's alembic history (db/alembic_placer), as far as this module touches it
+_version = sa.Table(VERSION_TABLE, sa.MetaData(), sa.Column("version_num", sa.String(32),
+                                                           primary_key=True))
 CHUNK = 500  # trees per statement
 BIG = 2**63 - 1  # the largest free amount stored
 ID_BITS = 31  # provider ids are 32-bit signed integers
@@ -63,7 +70,6 @@ def present(conn: Connection) -> bool:
     return all(inspector.has_table(table.name) for table in TABLES)
 
 
-
 def refresh(conn: Connection, root_ids: Iterable[int]) -> None:
     """Recompute the rows of these trees (a tree gone, or moved under
     another root, loses its rows). One read, then rows written over their
@@ -73,14 +79,10 @@ def refresh(conn: Connection, root_ids: Iterable[int]) -> None:
         now = {v["root_id"]: v["classes"] for v in versions}
         gone = [r for r in chunk if r not in now]
         changed = [r for r, ids in now.items() if r in before and before[r] != ids]
-        # plain SQL of integers: a claim pays this, and SQLAlchemy's work per
-        # statement cost more than the database's
         if gone or changed:
-            conn.exec_driver_sql(f"DELETE FROM {scores_t.name} WHERE root_id IN "
-                                 f"({_ints(gone + changed)})")
+            conn.execute(_DELETE[scores_t], {"roots": gone + changed})
         if gone:
-            conn.exec_driver_sql(f"DELETE FROM {versions_t.name} WHERE root_id IN "
-                                 f"({_ints(gone)})")
+            conn.execute(_DELETE[versions_t], {"roots": gone})
         _insert(conn, scores, versions, replace=True)
 
 
@@ -103,7 +105,7 @@ def make_exact(conn: Connection) -> int:
     rebuilt (0: they were exact). The first statement locks the migration
     row of Placer's tables, so that workers starting together rebuild
     once: the others wait, then find the scores exact."""
-    conn.exec_driver_sql(f"UPDATE {VERSION_TABLE} SET version_num = version_num")
+    conn.execute(_version.update().values(version_num=_version.c.version_num))
     if not stale(conn):
         return 0
     return rebuild(conn)
@@ -130,9 +132,8 @@ def stale(conn: Connection) -> int:
 
 def drop(conn: Connection) -> None:
     """Remove the score tables and their migration history."""
-    for table in TABLES:
+    for table in (*TABLES, _version):
         table.drop(conn, checkfirst=True)
-    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {VERSION_TABLE}")
 
 
 def _signatures() -> sa.Select:
@@ -153,18 +154,14 @@ def _providers(trees: sa.ColumnElement) -> sa.Select:
     """Per provider of the trees and inventory it holds (one row with
     None's for a provider without any): root, id, generation, class,
     total, reserved, ratio, used, and the tree's score rows as stored."""
-    used = (sa.select(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id,
-                      sa.func.sum(alloc_t.c.used).label("used"))
-            .where(alloc_t.c.resource_provider_id.in_(sa.select(rp_t.c.id).where(trees)))
-            .group_by(alloc_t.c.resource_provider_id, alloc_t.c.resource_class_id).subquery())
+    joined, used = room.joined_use(
+        rp_t.outerjoin(inv_t, inv_t.c.resource_provider_id == rp_t.c.id), inv_t,
+        alloc_t.c.resource_provider_id.in_(sa.select(rp_t.c.id).where(trees)))
     return (sa.select(rp_t.c.root_provider_id, rp_t.c.id, rp_t.c.generation,
                       inv_t.c.resource_class_id, inv_t.c.total, inv_t.c.reserved,
-                      inv_t.c.allocation_ratio, used.c.used, versions_t.c.classes)
-            .select_from(rp_t.outerjoin(inv_t, inv_t.c.resource_provider_id == rp_t.c.id)
-                         .outerjoin(used, sa.and_(
-                             used.c.resource_provider_id == rp_t.c.id,
-                             used.c.resource_class_id == inv_t.c.resource_class_id))
-                         .outerjoin(versions_t, versions_t.c.root_id == rp_t.c.root_provider_id))
+                      inv_t.c.allocation_ratio, used, versions_t.c.classes)
+            .select_from(joined.outerjoin(versions_t,
+                                          versions_t.c.root_id == rp_t.c.root_provider_id))
             .where(trees))
 
 
@@ -218,37 +215,42 @@ def _compute(conn: Connection, query: sa.Select, params: dict
     return scores, versions, before
 
 
-def _insert(conn: Connection, scores: list[dict], versions: list[dict],
+# Statements built once: a claim refreshes its trees (SQLAlchemy's work
+# per statement cost more than the database's for these few rows).
+_DELETE = {table: table.delete().where(table.c.root_id.in_(sa.bindparam("roots",
+                                                                        expanding=True)))
+           for table in TABLES}
+
+
+@functools.cache
+def _upsert(dialect: str, table: sa.Table) -> sa.Insert:
+    """INSERT of ``table``'s rows over those with the same key."""
+    keys = {c.name for c in table.primary_key.columns}
+    insert = _INSERTS[dialect](table)
+    if dialect == "mysql":
+        return insert.on_duplicate_key_update(
+            {c.name: insert.inserted[c.name] for c in table.columns if c.name not in keys})
+    return insert.on_conflict_do_update(
+        index_elements=sorted(keys),
+        set_={c.name: insert.excluded[c.name] for c in table.columns if c.name not in keys})
+
+
+_INSERTS: dict[str, Callable[[sa.Table], Any]] = {
+    "mysql": mysql.insert, "postgresql": postgresql.insert, "sqlite": sqlite.insert}
+
+
+def _insert(conn: Connection, scores: list[dict[str, Any]], versions: list[dict[str, Any]],
             replace: bool = False) -> None:
     """Insert the rows (``replace``: over those with the same key), as
-    multi-row VALUES of integers (and lists of them), a thousand rows a
-    statement."""
+    multi-row inserts (SQLAlchemy's insertmanyvalues, or the driver's)."""
     for table, rows in ((scores_t, scores), (versions_t, versions)):
-        if not rows:
-            continue
-        columns = list(rows[0])
-        keys = [c.name for c in table.primary_key.columns]
-        suffix = ""
-        if replace and conn.dialect.name == "mysql":
-            suffix = " ON DUPLICATE KEY UPDATE " + ",".join(
-                f"{c}=VALUES({c})" for c in columns if c not in keys)
-        elif replace:
-            suffix = f" ON CONFLICT ({','.join(keys)}) DO UPDATE SET " + ",".join(
-                f"{c}=excluded.{c}" for c in columns if c not in keys)
-        for start in range(0, len(rows), 1000):
-            values = ",".join("(" + ",".join(_literal(row[c]) for c in columns) + ")"
-                              for row in rows[start:start + 1000])
-            conn.exec_driver_sql(
-                f"INSERT INTO {table.name} ({','.join(columns)}) VALUES {values}{suffix}")
+        if rows:
+            statement = _upsert(conn.dialect.name, table) if replace else table.insert()
+            conn.execute(statement, rows)
 
 
 def _ints(ids: list[int]) -> str:
     return ",".join(str(int(i)) for i in ids)
-
-
-def _literal(value: int | str) -> str:
-    """An integer, or quoted, a list of them (_ints' text: digits and commas)."""
-    return f"'{value}'" if isinstance(value, str) else str(int(value))
 
 
 def _chunks(items: list[int], size: int) -> Iterator[list[int]]:

@@ -124,6 +124,11 @@ class _Builder:
         )
 
 
+def asks_for_resources(pairs: Iterable[tuple[str, str]]) -> bool:
+    """Whether a query string's pairs name resources (a candidates query)."""
+    return any(key.startswith("resources") for key, _ in pairs)
+
+
 def parse_query(pairs: Iterable[tuple[str, str]], version: Version) -> CandidateRequest:
     """Turn decoded query pairs (repeats allowed, blank values kept) into a
     CandidateRequest, or raise BadRequest exactly where the reference would."""

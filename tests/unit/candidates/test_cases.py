@@ -5,7 +5,7 @@ searched, the answer compared by provider names."""
 import pytest
 
 from placer.candidates import search
-from placer.http import query as http_query
+from placer.schemas import query_string
 from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import candidate_cases
 from tests.helpers.candidate_cases.model import version_tuple
@@ -25,7 +25,7 @@ class _Uuids(dict):
 
 def answer(world: World, q: candidate_cases.Q) -> candidate_cases.Seen:
     text = q.query.format_map(_Uuids(world))
-    request = parse_query(http_query.parse(text.encode()), version_tuple(q.version))
+    request = parse_query(query_string.parse(text.encode()), version_tuple(q.version))
     found = list(search.find_candidates(request, world.snapshot()))
     summaries = search.summary_providers(found, request.nested_aware)
     assert [p.id for p in summaries] == sorted(p.id for p in summaries)

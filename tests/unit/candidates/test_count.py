@@ -4,17 +4,18 @@ database property tests compare it with brute force on every backend)."""
 
 from unittest import mock
 
-from placer.candidates import capacity
+from placer.candidates import count as counting
+from placer.candidates import program as integer_program
 from placer.schemas.allocation_candidates import parse_query
 from tests.helpers.snapshots import World
 
 
-def count(w: World, query: str, budget: float = 10.0) -> capacity.Count:
+def count(w: World, query: str, budget: float = 10.0) -> counting.Count:
     request = parse_query([tuple(p.split("=", 1)) for p in query.split("&")], (1, 39))
-    return capacity.count(request, [w.snapshot()], budget)
+    return counting.count(request, [w.snapshot()], budget)
 
 
-def fits(result: capacity.Count) -> dict:
+def fits(result: counting.Count) -> dict:
     return {r.root.name: r.fits for r in result.roots}
 
 
@@ -44,7 +45,7 @@ def test_granular_group_sums_its_providers_and_unsuffixed_sums_per_class():
 def test_isolate_goes_to_the_integer_program():
     w = World()
     numa(w, "n", vcpus=(5, 1))
-    with mock.patch.object(capacity, "_program", wraps=capacity._program) as program:
+    with mock.patch.object(integer_program, "program", wraps=integer_program.program) as program:
         result = count(w, "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate")
     # each copy takes one VCPU from each node: node 1 holds one
     assert fits(result) == {"n": 1} and result.roots[0].exact
@@ -52,7 +53,7 @@ def test_isolate_goes_to_the_integer_program():
     w = World()
     numa(w, "n", vcpus=(4, 4))
     w.add("n-2", parent="n", inv={"VCPU": 2, "MEMORY_MB": 4096})
-    with mock.patch.object(capacity, "_program", wraps=capacity._program) as program:
+    with mock.patch.object(integer_program, "program", wraps=integer_program.program) as program:
         result = count(w, "resources1=VCPU:2&resources2=VCPU:2&group_policy=isolate")
     # pairs of distinct nodes, 2 VCPU each from 4, 4 and 2: five pairs' worth
     assert fits(result) == {"n": 2} and result.roots[0].exact
@@ -63,7 +64,7 @@ def test_alike_trees_are_solved_once():
     w = World()
     for h in range(5):
         numa(w, f"h{h}", vcpus=(4, 2))
-    with mock.patch.object(capacity, "_program", wraps=capacity._program) as program:
+    with mock.patch.object(integer_program, "program", wraps=integer_program.program) as program:
         result = count(w, "resources=VCPU:1&resources1=VCPU:1&resources2=VCPU:1"
                           "&group_policy=isolate")
     assert program.call_count == 1
@@ -86,7 +87,7 @@ THREE_GROUPS = "resources1=VCPU:1&resources2=VCPU:1&resources3=VCPU:1&group_poli
 def test_too_many_candidates_to_list_are_inexact():
     w = World()
     numa(w, "n", vcpus=(4, 4))
-    with mock.patch.object(capacity, "MAX_VECTORS", 1):
+    with mock.patch.object(counting, "MAX_VECTORS", 1):
         result = count(w, THREE_GROUPS)
     assert not result.roots[0].exact
     assert count(w, THREE_GROUPS).roots[0].fits == 2

@@ -1,6 +1,8 @@
-"""The rules of model.inventory (amount_within_units, capacity) in SQL: can
-an inventory row take an amount more? Used where the database filters
-providers: GET /resource_providers?resources= and the candidate root filter.
+"""The room in inventory records, in SQL: what their allocations use, their
+capacity, and whether one can take an amount more (model.inventory's rules:
+amount_within_units, capacity). Used where the database filters providers
+(GET /resource_providers?resources=, the candidate root filter) or sums
+them (GET /capacity, the capacity gauges, the trees' scores).
 """
 
 import functools
@@ -25,11 +27,13 @@ def _divisors(amount: int) -> tuple[int, ...]:
     return tuple(sorted({*small, *(amount // d for d in small)}))
 
 
-def can_take(inv, amount: int, *, headroom: bool = False) -> list:
+def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False
+             ) -> list[sa.ColumnElement[bool]]:
     """Conditions on ``inv`` (the inventories table or an alias) that its row
-    can give ``amount`` more, usage summed through the (provider, class,
-    used) index. Comparing the integer demand with the unrounded capacity is
-    the same as comparing it with int(capacity). ``headroom``: a necessary
+    can give ``amount`` more (model.inventory.can_take, in SQL), usage
+    summed through the (provider, class, used) index. Comparing the integer
+    demand with the unrounded capacity is the same as comparing it with
+    int(capacity). ``headroom``: a necessary
     condition only, looser by a rounding error (see _HEADROOM).
 
     The step rule is written ``step_size IN (divisors)``: PostgreSQL estimates
@@ -50,15 +54,36 @@ def can_take(inv, amount: int, *, headroom: bool = False) -> list:
             used + amount_ <= room]
 
 
-def used_of(inv) -> sa.ColumnElement:
-    """What the allocations use of ``inv``'s row (0 when none)."""
+def used_of(inv: sa.FromClause) -> sa.ColumnElement[int]:
+    """What the allocations use of ``inv``'s row (0 when none), correlated:
+    read through the (provider, class, used) index, row by row."""
     return (sa.select(sa.func.coalesce(sa.func.sum(allocations.c.used), 0))
             .where(allocations.c.resource_provider_id == inv.c.resource_provider_id,
                    allocations.c.resource_class_id == inv.c.resource_class_id)
             .scalar_subquery())
 
 
-def capacity_of(inv, dialect: str) -> sa.ColumnElement | None:
+def used_per_record(*where: sa.ColumnElement[bool]) -> sa.Select:
+    """(resource_provider_id, resource_class_id, used) of every (provider,
+    class) that allocations use (``where``: of the allocations table), for
+    many records at once: joined as a subquery, or read as rows."""
+    a = allocations
+    return (sa.select(a.c.resource_provider_id, a.c.resource_class_id,
+                      sa.func.sum(a.c.used).label("used"))
+            .where(*where).group_by(a.c.resource_provider_id, a.c.resource_class_id))
+
+
+def joined_use(source: sa.FromClause, inv: sa.FromClause,
+               *where: sa.ColumnElement[bool]) -> tuple[sa.FromClause, sa.ColumnElement[int]]:
+    """(``source`` outer-joined to what ``inv``'s records use, the use: 0 when none)."""
+    used = used_per_record(*where).subquery()
+    joined = source.outerjoin(used, sa.and_(
+        used.c.resource_provider_id == inv.c.resource_provider_id,
+        used.c.resource_class_id == inv.c.resource_class_id))
+    return joined, sa.func.coalesce(used.c.used, 0)
+
+
+def capacity_of(inv: sa.FromClause, dialect: str) -> sa.ColumnElement[int] | None:
     """model.inventory.capacity on ``inv``'s row, where the database computes
     it as Python does: in double precision, truncated (SQLite's REAL,
     PostgreSQL's double precision; PostgreSQL's bounded to a bigint). None
