@@ -4,21 +4,45 @@
 Backends come from PLACER_TEST_BACKENDS (default: sqlite,postgresql,mysql).
 A server that cannot be reached skips its tests, except with CI=true, where
 it fails them: CI must prove every backend.
+
+The property and fuzz tests run under one Hypothesis profile, registered
+here: derandomized (the same examples on every run) unless
+PLACER_FUZZ_RANDOM=1, no deadline, 100 examples unless a test's own
+``@settings(max_examples=examples(n))`` says otherwise, and
+PLACER_FUZZ_EXAMPLES for every test when it is set (tests/helpers/floors.py).
 """
 
+import os
 import subprocess
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from placer import policy, wsgi
 from placer.db import engine as db_engine
 from placer.db import schema_migrations, sync, tables
 from tests.helpers.api import Api, assert_error, make_conf
 from tests.helpers.databases import BACKENDS, IN_CI, SERVERS, ThrowAwayDatabase
+from tests.helpers.floors import examples
 
 # importable from here too, as before tests/helpers/ held them
 __all__ = ["BACKENDS", "IN_CI", "SERVERS", "Api", "ThrowAwayDatabase", "assert_error",
            "make_conf"]
+
+_RANDOM = os.environ.get("PLACER_FUZZ_RANDOM") == "1"
+# filter_too_much is off: the candidate query strategies discard what does not
+# parse, and a floor (tests/helpers/floors.py) fails a test left with too few
+# useful examples instead. A random run keeps Hypothesis' example database,
+# so that a failure it finds is tried first next time.
+settings.register_profile(
+    "placer",
+    max_examples=examples(100),
+    derandomize=not _RANDOM,
+    deadline=None,
+    suppress_health_check=[HealthCheck.filter_too_much],
+    **({} if _RANDOM else {"database": None}),
+)
+settings.load_profile("placer")
 
 def pytest_configure(config):
     # matplotlib runs fc-list to build its font cache the first time it is

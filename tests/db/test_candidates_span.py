@@ -9,10 +9,8 @@ candidate comes before another root's first.
 """
 
 import dataclasses
-import os
 import random
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,13 +19,10 @@ from placer.candidates.order import Order
 from placer.db.candidates import CandidateStore
 from placer.schemas.allocation_candidates import parse_query
 from tests.helpers import stored_worlds
-from tests.helpers.floors import answered, at_least
+from tests.helpers.floors import answered, at_least, examples
 from tests.helpers.snapshots import World
 from tests.helpers.worlds import engine_key
 
-SETTINGS = settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "40")),
-                    deadline=None, derandomize=os.environ.get("PLACER_FUZZ_RANDOM") != "1",
-                    suppress_health_check=[HealthCheck.function_scoped_fixture])
 ORDERS = ("id", "random", "spread", "pack")
 
 # per shape: the queries asked of it (each root holds several candidates)
@@ -77,12 +72,6 @@ def clouds(draw):
     return shape, w
 
 
-@pytest.fixture(scope="module")
-def store(migrated_db):
-    yield migrated_db
-    migrated_db.write(stored_worlds.clear)
-
-
 def _roots_in_turn(answer: list) -> bool:
     """No root's second candidate before another root's first."""
     met: set = set()
@@ -97,7 +86,8 @@ def _roots_in_turn(answer: list) -> bool:
 
 
 @at_least(20)
-@SETTINGS
+@settings(max_examples=examples(40),
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_limited_answer_spans_the_roots(store, data):
     shape, world = data.draw(clouds())

@@ -6,7 +6,6 @@ never a 5xx, whatever the SQL filter and the batches make of them.
 PLACER_FUZZ_EXAMPLES / PLACER_FUZZ_RANDOM=1 widen the search, as for test_fuzz.
 """
 
-import os
 import urllib.parse
 import uuid
 
@@ -18,6 +17,7 @@ from placer import wsgi
 from placer.candidates.snapshot import SHARING_TRAIT
 from tests.helpers import factories
 from tests.helpers.api import Api, make_conf
+from tests.helpers.floors import examples
 
 AGGS = ["00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b",
         "00000000-0000-0000-0000-0000000000ff"]  # the last one holds no provider
@@ -48,9 +48,7 @@ def world(migrated_db, tmp_path_factory):
     return api, uuids + ["00000000-0000-0000-0000-000000000999"]
 
 
-@settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "200")), deadline=None,
-          derandomize=os.environ.get("PLACER_FUZZ_RANDOM") != "1",
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(200), suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_no_server_error(world, data):
     api, uuids = world

@@ -7,7 +7,6 @@ and allocations exists so that requests reach deep code paths.
 """
 
 import json
-import os
 import string
 import uuid
 from urllib.parse import quote
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 
 from placer.route_table import ROUTES
 from tests.helpers import factories
+from tests.helpers.floors import examples
 
 RP_UUID = "11111111-2222-4333-8444-555555555555"
 CONSUMER = "99999999-8888-4777-8666-555555555555"
@@ -102,8 +102,7 @@ def world(api, db):
     return api
 
 
-@settings(max_examples=int(os.environ.get("PLACER_FUZZ_EXAMPLES", "250")), deadline=None,
-          derandomize=os.environ.get("PLACER_FUZZ_RANDOM") != "1",
+@settings(max_examples=examples(250),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(request=requests())
 def test_no_request_gets_a_server_error(world, request):

@@ -1,18 +1,11 @@
 """Random worlds and candidate queries for property tests (hypothesis)."""
 
-from hypothesis import HealthCheck, assume, settings
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from placer import exceptions
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 from placer.schemas.allocation_candidates import parse_query
-
-# The property tests' settings: the query strategies discard what does not
-# parse, so filter_too_much is off (tests/helpers/floors.py puts a floor under
-# what remains).
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
-)
 
 RCS = ("VCPU", "DISK_GB")
 TRAITS = ("CUSTOM_A", "CUSTOM_B")

@@ -3,7 +3,7 @@ tie it to the search it explains."""
 
 import dataclasses
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from placer.candidates import explanation, search
@@ -14,7 +14,7 @@ from placer.candidates.explanation.unit_rules import RULES
 from placer.candidates.request import CandidateRequest
 from placer.candidates.snapshot import SHARING_TRAIT, Inventory, Provider, Snapshot
 from placer.schemas.allocation_candidates import parse_query
-from tests.helpers.floors import answered, at_least
+from tests.helpers.floors import answered, at_least, examples
 from tests.helpers.worlds import queries, worlds
 
 AGG = "00000000-0000-0000-0000-0000000000a1"
@@ -223,9 +223,7 @@ def test_provider_report_says_by_how_much():
 
 # -- properties ------------------------------------------------------------------------
 
-FLOOR = 12  # examples with an answer each property test must see (29 to 82 of 120 seen)
-SETTINGS = settings(max_examples=120, deadline=None,
-                    suppress_health_check=[HealthCheck.filter_too_much])
+FLOOR = 12  # examples with an answer each property test must see (45 to 51 of 120 seen)
 
 
 def _key(step):
@@ -245,7 +243,7 @@ def _monotone(result):
 
 
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(120))
 @given(st.data())
 def test_explain_agrees_with_the_search(data):
     snap = data.draw(worlds())
@@ -270,7 +268,7 @@ def test_explain_agrees_with_the_search(data):
 
 
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(120))
 @given(st.data())
 def test_tree_report_agrees_with_the_search(data):
     snap = data.draw(worlds())
@@ -310,7 +308,7 @@ def test_provider_report_ignores_in_tree_of_a_group_without_resources():
 
 
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(120))
 @given(st.data())
 def test_providers_serving_a_candidate_fail_nothing_by_themselves(data):
     """Each provider that serves a suffixed group in a candidate, and each

@@ -8,19 +8,19 @@ rules as written in search.py's docstring, and deduplicates on
 
 import random
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from placer.candidates import search
 from tests.helpers.brute_force import answers, brute_force
-from tests.helpers.floors import answered, at_least
-from tests.helpers.worlds import SETTINGS, engine_key, queries, worlds
+from tests.helpers.floors import answered, at_least, examples
+from tests.helpers.worlds import engine_key, queries, worlds
 
 # -- the properties ----------------------------------------------------------------------
 
-FLOOR = 25  # examples with candidates each test must see (46 to 72 of 150 seen)
+FLOOR = 25  # examples with candidates each test must see (65 to 93 of 150 seen)
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(150))
 @given(st.data())
 def test_engine_equals_brute_force(data):
     snap = data.draw(worlds())
@@ -31,7 +31,7 @@ def test_engine_equals_brute_force(data):
 
 
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(150))
 @given(st.data())
 def test_every_candidate_is_valid_and_limits_hold(data):
     snap = data.draw(worlds())
@@ -52,7 +52,7 @@ def test_every_candidate_is_valid_and_limits_hold(data):
 
 
 @at_least(FLOOR)
-@SETTINGS
+@settings(max_examples=examples(150))
 @given(st.data())
 def test_summaries_cover_the_trees_used(data):
     snap = data.draw(worlds())
