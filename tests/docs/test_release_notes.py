@@ -23,8 +23,11 @@ BIN = os.path.dirname(sys.executable)
 # reno's sections (its default `sections`, which config.yaml keeps) and the prelude
 SECTIONS = {"prelude", "features", "issues", "upgrade", "deprecations", "critical",
             "security", "fixes", "other"}
-# The openstack-placement release this one tracks (README.md, docs/api/differences.md)
-TRACKED_REFERENCE = "16.0.0"
+# The openstack-placement release this one tracks, as the differences page
+# states it in its first paragraph
+TRACKED_REFERENCE = re.search(
+    r"openstack-placement (\d+\.\d+\.\d+)",
+    (ROOT / "docs" / "api" / "differences.md").read_text()).group(1)
 NOTE_FILES = sorted(NOTES.glob("*.yaml"))
 
 

@@ -7,7 +7,9 @@
   docs/api/differences.md), and every fill figure it quotes is on the
   results page, the ``id`` and ``reference-id`` figures each under its own
   name.
-- The deployment pages do not promise "one change" where a tool needs more.
+- The deployment pages do not promise "one change" where a tool needs more,
+  and the number of changes they state for puppet-placement is the number
+  the puppet page lists.
 
 Each check is a function returning what it found wrong, also run on text
 that must fail it.
@@ -31,6 +33,8 @@ EXAMPLE_SENTENCE = (
     "repository (a mirror of this one): Placer has no public URL yet, so that "
     "address is only an example.")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+COUNTS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten".split())}
 
 
 def _flat(text: str) -> str:
@@ -149,16 +153,29 @@ def one_change(text: str) -> list[str]:
     return re.findall(r"one (?:thing )?change", _flat(text), re.I)
 
 
+def _count(word: str | None) -> int | None:
+    """A number written as a word or in digits; None for anything else."""
+    if word is None:
+        return None
+    return int(word) if word.isdigit() else COUNTS.get(word.lower())
+
+
 def puppet_count(index: str, puppet: str) -> list[str]:
-    """The index's count of puppet-placement's changes is the page's list."""
-    row = re.search(r"^\|[^|]*\| puppet-placement \|(.*)$", index, re.M)
-    listed = re.search(r"four things\s+change:\n\n((?:- .*\n(?:  .*\n)*)+)", puppet)
-    wrong = []
-    if row is None or "four" not in row.group(1):
-        wrong.append("the index's puppet-placement row does not say four")
-    if listed is None or len(re.findall(r"^- ", listed.group(1), re.M)) != 4:
-        wrong.append("the puppet page does not list four changes")
-    return wrong
+    """The number of puppet-placement's changes the puppet page states, the
+    index's row and (when it gives one) the index's introduction state is
+    the number of changes the puppet page lists."""
+    listed = re.search(r"(\w+) things\s+change:\n\n((?:- .*\n(?:  .*\n)*)+)", puppet)
+    if listed is None:
+        return ["the puppet page lists no changes"]
+    items = len(re.findall(r"^- ", listed.group(2), re.M))
+    row = re.search(r"^\|[^|]*\| puppet-placement \|[^|]*?(\w+) changes", index, re.M)
+    intro = re.search(r"(\w+) changes \(puppet-placement\)", _flat(index))
+    stated = {"the puppet page": _count(listed.group(1)),
+              "the index's row": _count(row and row.group(1))}
+    if intro is not None:
+        stated["the index's introduction"] = _count(intro.group(1))
+    return [f"{where} says {n}, the puppet page lists {items}"
+            for where, n in stated.items() if n != items]
 
 
 # ---- on the documentation -------------------------------------------------------
@@ -189,7 +206,7 @@ def test_no_one_change(path):
     assert not one_change(path.read_text()), path
 
 
-def test_puppet_needs_four_changes():
+def test_puppet_changes_stated_are_those_listed():
     assert not puppet_count((DEPLOYMENT / "index.md").read_text(),
                             (DEPLOYMENT / "puppet-and-packages.md").read_text())
 
@@ -251,6 +268,14 @@ def test_the_checks_find_what_is_wrong():
 
     four = "four things\nchange:\n\n- a\n- b\n  more b\n- c\n- d\n\nafter\n"
     row = "| [p](p.md) | puppet-placement | four changes: a, b, c, d |\n"
-    assert not puppet_count(row, four)
-    assert puppet_count(row.replace("four", "one"), four)
-    assert puppet_count(row, four.replace("- d\n", ""))
+    intro = "from two variables to four\nchanges (puppet-placement).\n"
+    assert not puppet_count(intro + row, four)
+    five = four.replace("four", "five").replace("- d\n", "- d\n- e\n")
+    assert not puppet_count(row.replace("four", "5"), five)
+    assert puppet_count(row.replace("four", "one"), four) == [
+        "the index's row says 1, the puppet page lists 4"]
+    assert puppet_count(intro.replace("four", "three") + row, four) == [
+        "the index's introduction says 3, the puppet page lists 4"]
+    assert len(puppet_count(row, four.replace("- d\n", ""))) == 2  # page and row say four
+    assert puppet_count(row, "four things change: a, b, c, d\n") == [
+        "the puppet page lists no changes"]
