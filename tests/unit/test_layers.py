@@ -1,7 +1,8 @@
 """The layers of docs/contributor/architecture.md ("Layers"), as the import
 contracts of pyproject.toml ([tool.importlinter]): kept by the code, and
-each able to fail, so that a crossing cannot come back by accident (scripts/test.sh runs lint-imports too; this catches it in a plain
-pytest run)."""
+each able to fail, so that a crossing cannot come back by accident
+(scripts/test.sh runs lint-imports too; this catches it in a plain pytest
+run)."""
 
 import os
 import shutil

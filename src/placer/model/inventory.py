@@ -1,7 +1,7 @@
 """Inventory records and their pure rules: defaults, capacity, amount limits.
 
 No SQL and no HTTP: the handlers, the store's allocation checks and the
-candidate engine share these (db/capacity.py says the same rules in SQL).
+candidate engine share these (db/room.py says the same rules in SQL).
 """
 
 import dataclasses

@@ -221,7 +221,7 @@ EXPLAIN = closed({
 }, required=["candidates", "roots", "groups", "request", "first_empty", "order"])
 
 
-# --- capacity (Placer's own: candidates/capacity, db/capacity_totals) --------------------
+# --- capacity (Placer's own: candidates/count.py, db/class_totals.py) --------------------
 
 _ROOT_FIT = closed({"uuid": UUID, "name": _NAME, "fits": {"type": "integer", "minimum": 1},
                     "exact": {"const": False}}, required=["uuid", "name", "fits"])

@@ -1,4 +1,4 @@
-"""The copy count of candidates/capacity.py on hand-made snapshots: its
+"""The copy count of candidates/count.py on hand-made snapshots: its
 closed forms, the integer program, the budget and the shared pools (the
 database property tests compare it with brute force on every backend)."""
 
