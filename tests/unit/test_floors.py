@@ -13,7 +13,7 @@ def test_a_test_under_its_floor_fails():
     @settings(max_examples=10)
     @given(st.integers(0, 9))
     def few(n):
-        answered(n == 0)
+        answered([])  # never useful
 
     with pytest.raises(AssertionError, match=r"examples had an answer \(floor 5\)"):
         few()
