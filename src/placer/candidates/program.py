@@ -13,7 +13,10 @@ import time
 # one distinct candidate: ((provider id, class, amount), ...) summed per pair
 Vector = tuple[tuple[int, str, int], ...]
 Free = dict[tuple[int, str], int]  # (provider id, class) -> free amount
-Solved = dict[tuple, tuple[int, bool]]  # canonical problem -> (copies, proven)
+# a problem up to the providers' names: per candidate ((pair's index, amount), ...),
+# then the free amount of each pair, by index
+Canonical = tuple[tuple[tuple[tuple[int, int], ...], ...], tuple[int, ...]]
+Solved = dict[Canonical, tuple[int, bool]]  # canonical problem -> (copies, proven)
 
 
 def solve(vectors: list[Vector], free: Free, solved: Solved, deadline: float
@@ -32,7 +35,7 @@ def solve(vectors: list[Vector], free: Free, solved: Solved, deadline: float
     return solved[key]
 
 
-def _canonical(vectors: list[Vector], free: Free) -> tuple:
+def _canonical(vectors: list[Vector], free: Free) -> Canonical:
     """The problem up to the providers' names: alike trees share a key."""
     local: dict[tuple[int, str], int] = {}
     shape = tuple(tuple((local.setdefault((pid, rc), len(local)), n) for pid, rc, n in v)

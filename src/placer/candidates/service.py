@@ -78,7 +78,7 @@ class Timings:
 def find(store: SearchStore, request: CandidateRequest, *, max_candidates: int = -1,
          strategy: str = "depth-first", order: Order = BY_ID,
          rng: random.Random | None = None, batch: tuple[int, int] | None = None,
-         timings: Timings | None = None) -> tuple[list, list[Provider]]:
+         timings: Timings | None = None) -> tuple[list[search.Candidate], list[Provider]]:
     """(candidates, providers for provider_summaries) for ``request``, in
     ``order`` (``random`` and the herd pool of spread and pack draw from
     ``rng``: a fresh generator unless given; the id order draws nothing).
@@ -94,7 +94,7 @@ def find(store: SearchStore, request: CandidateRequest, *, max_candidates: int =
     if found is None:
         return [], []
     wanted = [n for n in (request.limit, max_candidates) if n is not None and n >= 0]
-    candidates: list = []
+    candidates: list[search.Candidate] = []
     sizes = batches.Sizes(min(wanted) if wanted else None, lambda: len(candidates), batch)
     trees = found.batches(sizes, order, rng)
     loading = [0.0]
@@ -157,7 +157,8 @@ def checked_snapshot(store: SearchStore, request: CandidateRequest) -> Snapshot:
     return snapshot
 
 
-def explain(read: Reader, request: CandidateRequest, provider: str | None = None,
+def explain(read: Reader[tuple[Snapshot, Snapshot | None, str | None]],
+            request: CandidateRequest, provider: str | None = None,
             max_candidates: int = -1, order: Order = BY_ID,
             strategy: str = "depth-first") -> Explanation:
     """The explain answer for a candidates request (``provider``: the uuid of a

@@ -2,8 +2,8 @@
 SearchStore and CountStore, read in one transaction. The roots' SQL is root_filter.py's, the
 trees' queries trees.py's."""
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -47,7 +47,7 @@ _IDS_BY_NAME = {
                           ("placement_aggregates", "uuid"))}
 
 
-def _sharing_providers() -> sa.Select:
+def _sharing_providers() -> sa.Select[*tuple[Any, ...]]:
     return (sa.select(rpt_t.c.resource_provider_id)
             .join(t.traits, t.traits.c.id == rpt_t.c.trait_id)
             .where(t.traits.c.name == SHARING_TRAIT))
@@ -72,7 +72,7 @@ class CandidateStore:
     def names(self, request: CandidateRequest) -> Names:
         aggs = {u for g in request.groups for s in (*g.member_of, g.forbidden_aggs) for u in s}
 
-        def ids(table: str, names) -> dict:
+        def ids(table: str, names: Collection[str]) -> dict[str, int]:
             if not names:
                 return {}
             return dict(self.conn.execute(_IDS_BY_NAME[table], {"names": sorted(names)}).all())

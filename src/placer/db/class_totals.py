@@ -3,6 +3,8 @@ resources, placement-manage capacity), summed over the providers GET
 /resource_providers' filters select, in one read; optionally per root
 provider or per aggregate."""
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -27,7 +29,7 @@ def summary(conn: Connection, f: rp_db.ProviderFilter, group_by: str | None = No
     conds = rp_db.conditions(conn, f)
     if conds is None:
         return {}
-    key: sa.ColumnElement
+    key: sa.ColumnElement[Any]  # a uuid column, or NULL when not grouped
     source: sa.FromClause
     if group_by == "root":
         key = _root.c.uuid

@@ -13,13 +13,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from oslo_config import cfg
 from sqlalchemy import event
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from placer import exceptions
 from placer.db import scores
@@ -47,7 +50,7 @@ def _notify(event: str, detail: str = "") -> None:
             LOG.exception("%s listener failed on %s", event, listener)
 
 
-def plain_rows(result: sa.CursorResult) -> Sequence[tuple]:
+def plain_rows(result: sa.CursorResult[*tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
     """The rows of a statement that has run, as the driver's plain tuples
     (for large answers whose columns need no type processing: the Row
     objects cost a fifth of reading them). SQLite reads its file as rows are
@@ -81,11 +84,11 @@ def normalize_url(url: str, parameters: str = "") -> sa.URL:
     return u
 
 
-def create_engine(url: str, db_conf=None) -> Engine:
+def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> Engine:
     """An engine for ``url``; ``db_conf`` is the [placement_database] group."""
     u = normalize_url(url, getattr(db_conf, "connection_parameters", "") or "")
     backend = u.get_backend_name()
-    kwargs: dict = {"pool_pre_ping": True}
+    kwargs: dict[str, Any] = {"pool_pre_ping": True}
     if db_conf is not None:
         kwargs["pool_recycle"] = db_conf.connection_recycle_time
         if db_conf.connection_debug >= 50:
@@ -112,7 +115,7 @@ def create_engine(url: str, db_conf=None) -> Engine:
     return engine
 
 
-def engine_for(conf) -> Engine:
+def engine_for(conf: cfg.ConfigOpts) -> Engine:
     """The engine of a configuration's ``[placement_database]``: the one way
     every command and the API build theirs."""
     return create_engine(conf.placement_database.connection, conf.placement_database)
@@ -124,7 +127,7 @@ def _no_jit(engine: Engine) -> None:
     JIT costs this workload far more than it can save."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("SET jit = off")
         cur.close()
@@ -136,7 +139,7 @@ def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
     so two writers never deadlock upgrading read locks."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
         cur = dbapi_conn.cursor()
         if not memory:
@@ -146,7 +149,7 @@ def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
         cur.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn):
+    def _on_begin(conn: Connection) -> None:
         write = conn.get_execution_options().get("placer_write", False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
@@ -156,7 +159,7 @@ def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int |
     causality checks (``wsrep_sync_wait``, as oslo.db's ``mysql_wsrep_sync_wait``)."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         cur = dbapi_conn.cursor()
         if sql_mode:
             cur.execute("SET SESSION sql_mode = %s", (sql_mode,))
@@ -224,11 +227,12 @@ def _is_deadlock_error(exc: DBAPIError) -> bool:
     # that fails certification at commit, or is brute-force aborted by another
     # node's replicated write, as 1213 too ("Deadlock found ..."): retried alike.
     # Its 1047 (node not ready) and 1180 (write set too large) are not conflicts.
-    args: tuple = getattr(orig, "args", ())
+    args: tuple[Any, ...] = getattr(orig, "args", ())
     return bool(args) and args[0] in (1213, 1205)
 
 
-def insert_ignoring_duplicates(conn: Connection, table: sa.Table, rows: list[dict]) -> int:
+def insert_ignoring_duplicates(conn: Connection, table: sa.Table,
+                               rows: list[dict[str, Any]]) -> int:
     """One multi-row INSERT that skips rows whose unique key already exists
     (committed, or being committed by a concurrent transaction, which it waits
     for) instead of failing. Returns how many rows it inserted."""
@@ -348,11 +352,11 @@ class Database:
         finally:
             conn.close()
 
-    def read(self, fn: Callable[..., T], *args, **kwargs) -> T:
+    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.transaction() as conn:
             return fn(conn, *args, **kwargs)
 
-    def write(self, fn: Callable[..., T], *args, **kwargs) -> T:
+    def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn`` in a write transaction, retrying it whole on a deadlock."""
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
@@ -367,7 +371,7 @@ class Database:
         raise AssertionError("unreachable")
 
     def write_retrying(self, retry_on: type[Exception], tries: int,
-                       fn: Callable[..., T], *args, **kwargs) -> T:
+                       fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``write``, run again from scratch (up to ``tries`` times in all) when
         it raises ``retry_on``: a lost compare-and-set, not the client's fault."""
         for attempt in range(1, max(tries, 1) + 1):

@@ -7,6 +7,7 @@ them (GET /capacity, the capacity gauges, the trees' scores).
 
 import functools
 import math
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -63,7 +64,7 @@ def used_of(inv: sa.FromClause) -> sa.ColumnElement[int]:
             .scalar_subquery())
 
 
-def used_per_record(*where: sa.ColumnElement[bool]) -> sa.Select:
+def used_per_record(*where: sa.ColumnElement[bool]) -> sa.Select[*tuple[Any, ...]]:
     """(resource_provider_id, resource_class_id, used) of every (provider,
     class) that allocations use (``where``: of the allocations table), for
     many records at once: joined as a subquery, or read as rows."""

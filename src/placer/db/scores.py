@@ -136,7 +136,7 @@ def drop(conn: Connection) -> None:
         table.drop(conn, checkfirst=True)
 
 
-def _signatures() -> sa.Select:
+def _signatures() -> sa.Select[*tuple[Any, ...]]:
     """Per tree: providers, sums of their generations and ids, and of their
     allocations of classes they hold (the version row's columns, in order)."""
     p, i = rp_t.alias("p"), inv_t.alias("i")
@@ -150,7 +150,7 @@ def _signatures() -> sa.Select:
             .group_by(rp_t.c.root_provider_id))
 
 
-def _providers(trees: sa.ColumnElement) -> sa.Select:
+def _providers(trees: sa.ColumnElement[bool]) -> sa.Select[*tuple[Any, ...]]:
     """Per provider of the trees and inventory it holds (one row with
     None's for a provider without any): root, id, generation, class,
     total, reserved, ratio, used, and the tree's score rows as stored."""
@@ -173,8 +173,8 @@ _AMONG, _BETWEEN = (_providers(trees) for trees in (
     rp_t.c.root_provider_id.between(sa.bindparam("low"), sa.bindparam("high"))))
 
 
-def _compute(conn: Connection, query: sa.Select, params: dict
-             ) -> tuple[list[dict], list[dict], dict[int, str]]:
+def _compute(conn: Connection, query: sa.Select[*tuple[Any, ...]], params: dict[str, Any]
+             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[int, str]]:
     """(score rows, version rows, root -> its score rows as stored) of the
     trees the query selects, in one read."""
     holdings: dict[int, list[tuple[int, int, int]]] = {}  # root -> (class, capacity, used)
@@ -199,7 +199,7 @@ def _compute(conn: Connection, query: sa.Select, params: dict
         in_use = int(in_use or 0)
         tree[3] += in_use
         holdings[root].append((rc, capacity(total, reserved, ratio), in_use))
-    scores: list[dict] = []
+    scores: list[dict[str, Any]] = []
     held: dict[int, list[int]] = {}
     for root in sorted(holdings):
         per_class = tree_scores(holdings[root])
@@ -226,17 +226,18 @@ _DELETE = {table: table.delete().where(table.c.root_id.in_(sa.bindparam("roots",
 def _upsert(dialect: str, table: sa.Table) -> sa.Insert:
     """INSERT of ``table``'s rows over those with the same key."""
     keys = {c.name for c in table.primary_key.columns}
-    insert = _INSERTS[dialect](table)
     if dialect == "mysql":
+        insert = mysql.insert(table)
         return insert.on_duplicate_key_update(
             {c.name: insert.inserted[c.name] for c in table.columns if c.name not in keys})
-    return insert.on_conflict_do_update(
+    upsert = _INSERTS[dialect](table)
+    return upsert.on_conflict_do_update(
         index_elements=sorted(keys),
-        set_={c.name: insert.excluded[c.name] for c in table.columns if c.name not in keys})
+        set_={c.name: upsert.excluded[c.name] for c in table.columns if c.name not in keys})
 
 
-_INSERTS: dict[str, Callable[[sa.Table], Any]] = {
-    "mysql": mysql.insert, "postgresql": postgresql.insert, "sqlite": sqlite.insert}
+_INSERTS: dict[str, Callable[[sa.Table], postgresql.Insert | sqlite.Insert]] = {
+    "postgresql": postgresql.insert, "sqlite": sqlite.insert}  # MySQL's: above
 
 
 def _insert(conn: Connection, scores: list[dict[str, Any]], versions: list[dict[str, Any]],

@@ -12,7 +12,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         "consumer_types",
         sa.Column("created_at", sa.DateTime()),

@@ -12,7 +12,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     rps = sa.table("resource_providers", sa.column("root_provider_id"))
     count = op.get_bind().execute(
         sa.select(sa.func.count()).select_from(rps).where(rps.c.root_provider_id.is_(None))

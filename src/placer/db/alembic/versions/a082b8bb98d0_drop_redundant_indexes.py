@@ -19,6 +19,6 @@ _REDUNDANT = [
 ]
 
 
-def upgrade():
+def upgrade() -> None:
     for table, index in _REDUNDANT:
         op.drop_index(index, table_name=table)

@@ -15,7 +15,7 @@ branch_labels = None
 depends_on = None
 
 
-def _table(name, *cols):
+def _table(name: str, *cols: sa.schema.SchemaItem) -> None:
     op.create_table(
         name,
         sa.Column("created_at", sa.DateTime()),
@@ -24,11 +24,11 @@ def _table(name, *cols):
     )
 
 
-def _id():
+def _id() -> sa.Column[int]:
     return sa.Column("id", sa.Integer(), primary_key=True, nullable=False, autoincrement=True)
 
 
-def upgrade():
+def upgrade() -> None:
     _table("allocations", _id(),
            sa.Column("resource_provider_id", sa.Integer(), nullable=False),
            sa.Column("consumer_id", sa.String(36), nullable=False),

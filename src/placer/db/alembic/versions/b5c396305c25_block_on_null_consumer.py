@@ -12,7 +12,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     allocs = sa.table("allocations", sa.column("consumer_id"))
     consumers = sa.table("consumers", sa.column("uuid"))
     missing = (

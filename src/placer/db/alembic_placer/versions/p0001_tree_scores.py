@@ -15,7 +15,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         "placer_tree_scores",
         sa.Column("root_id", sa.Integer, primary_key=True, autoincrement=False),
