@@ -29,7 +29,7 @@ import enum
 import itertools
 import random
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import Final, TypedDict, Unpack
 
 from placer.candidates import domains, solver
 from placer.candidates.order import Order
@@ -105,16 +105,18 @@ class Candidate:
         return list(dict.fromkeys(self.providers[i] for i, _ in self.layout.giving))
 
 
-def find_candidates(
-    request: CandidateRequest,
-    snapshot: Snapshot,
-    *,
-    limit: int | None | _FromRequest = _FROM_REQUEST,
-    max_candidates: int = -1,
-    strategy: str = "depth-first",
-    rng: random.Random | None = None,
-    order: Order | None = None,
-) -> Iterator[Candidate]:
+class SearchOptions(TypedDict, total=False):
+    """``stream_candidates``' options, which ``find_candidates`` passes on."""
+
+    limit: int | None | _FromRequest
+    max_candidates: int
+    strategy: str
+    rng: random.Random | None
+    order: Order | None
+
+
+def find_candidates(request: CandidateRequest, snapshot: Snapshot,
+                    **options: Unpack[SearchOptions]) -> Iterator[Candidate]:
     """Yield the request's candidates, at most ``limit`` (default: the
     request's) and, like upstream's ``max_allocation_candidates``, stopping
     once ``max_candidates`` (-1: no bound) have been produced.
@@ -128,8 +130,7 @@ def find_candidates(
     slot's providers are searched in random order (a random walk, not a
     uniform sample of the whole set).
     """
-    return stream_candidates(request, [snapshot], limit=limit, max_candidates=max_candidates,
-                             strategy=strategy, rng=rng, order=order)
+    return stream_candidates(request, [snapshot], **options)
 
 
 def stream_candidates(

@@ -1,7 +1,5 @@
 """Resource class rows: standard ones (ids below 10000) and CUSTOM_ ones."""
 
-import dataclasses
-import datetime
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,16 +9,10 @@ from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
 from placer.db.tables import inventories, resource_classes
-from placer.model.names import MIN_CUSTOM_RESOURCE_CLASS_ID
+from placer.model.names import MIN_CUSTOM_RESOURCE_CLASS_ID, NamedRecord
 
 
-@dataclasses.dataclass(frozen=True)
-class ResourceClass:
-    id: int
-    name: str
-    created_at: datetime.datetime | None
-    updated_at: datetime.datetime | None
-
+class ResourceClass(NamedRecord):
     @property
     def standard(self) -> bool:
         return self.id < MIN_CUSTOM_RESOURCE_CLASS_ID

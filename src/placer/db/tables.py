@@ -107,13 +107,20 @@ placement_aggregates = Table(
     UniqueConstraint("uuid", name="uniq_placement_aggregates0uuid"),
 )
 
-traits = Table(
-    "traits", metadata,
-    *_timestamps(),
-    Column("id", Integer, primary_key=True, nullable=False, autoincrement=True),
-    Column("name", Unicode(255), nullable=False),
-    UniqueConstraint("name", name="uniq_traits0name"),
-)
+
+
+def _unique_names(table: str, column: str, kind: String) -> Table:
+    """A table of ids for unique names held in ``column``."""
+    return Table(
+        table, metadata,
+        *_timestamps(),
+        Column("id", Integer, primary_key=True, nullable=False, autoincrement=True),
+        Column(column, kind, nullable=False),
+        UniqueConstraint(column, name=f"uniq_{table}0{column}"),
+    )
+
+
+traits = _unique_names("traits", "name", Unicode(255))
 
 resource_provider_traits = Table(
     "resource_provider_traits", metadata,
@@ -125,29 +132,9 @@ resource_provider_traits = Table(
           "resource_provider_id", "trait_id"),
 )
 
-projects = Table(
-    "projects", metadata,
-    *_timestamps(),
-    Column("id", Integer, primary_key=True, nullable=False, autoincrement=True),
-    Column("external_id", String(255), nullable=False),
-    UniqueConstraint("external_id", name="uniq_projects0external_id"),
-)
-
-users = Table(
-    "users", metadata,
-    *_timestamps(),
-    Column("id", Integer, primary_key=True, nullable=False, autoincrement=True),
-    Column("external_id", String(255), nullable=False),
-    UniqueConstraint("external_id", name="uniq_users0external_id"),
-)
-
-consumer_types = Table(
-    "consumer_types", metadata,
-    *_timestamps(),
-    Column("id", Integer, primary_key=True, nullable=False, autoincrement=True),
-    Column("name", Unicode(255), nullable=False),
-    UniqueConstraint("name", name="uniq_consumer_types0name"),
-)
+projects = _unique_names("projects", "external_id", String(255))  # Keystone's ids
+users = _unique_names("users", "external_id", String(255))
+consumer_types = _unique_names("consumer_types", "name", Unicode(255))
 
 consumers = Table(
     "consumers", metadata,

@@ -1,8 +1,6 @@
 """Trait rows (standard ones synced from os-traits, CUSTOM_ ones made by
 users) and the traits of a provider."""
 
-import dataclasses
-import datetime
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -24,13 +22,7 @@ from placer.model import names
 _LIKE_PREFIX = re.compile(r"[A-Za-z0-9_]*")
 
 
-@dataclasses.dataclass(frozen=True)
-class Trait:
-    id: int
-    name: str
-    created_at: datetime.datetime | None
-    updated_at: datetime.datetime | None
-
+class Trait(names.NamedRecord):
     @property
     def standard(self) -> bool:
         return not self.name.startswith(names.CUSTOM_PREFIX)

@@ -1,5 +1,7 @@
 """Naming rules for resource classes and traits (and the standard sets)."""
 
+import dataclasses
+import datetime
 import re
 
 import os_resource_classes as orc
@@ -36,3 +38,13 @@ def could_be_trait(name: str) -> bool:
     long): such names are never looked up, which also keeps NUL bytes and
     case-folding collations out of the comparison."""
     return bool(_name.fullmatch(name))
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedRecord:
+    """A resource class or a trait as stored."""
+
+    id: int
+    name: str
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None

@@ -49,6 +49,24 @@ def _capacity_shortfall(p: Provider, rc: str, amount: int) -> str:
             f"{p.usages.get(rc, 0)}), {amount} asked: {amount - left} short")
 
 
+def _unit_bound(field: str, least: bool) -> UnitRule:
+    """min_unit (``least``: the least a provider takes at once) or max_unit."""
+    def value(p: Provider, rc: str) -> int:
+        return int(getattr(p.inventories[rc], field))
+
+    def shortfall(p: Provider, rc: str, amount: int) -> str:
+        said = f"{field} of {rc} is {value(p, rc)} on {p.name}, {amount} asked"
+        return said if least else f"{said}: {amount - value(p, rc)} too many"
+
+    return UnitRule(
+        field, lambda p, rc: -value(p, rc) if least else value(p, rc),
+        lambda best, pool, rc: f"the {'smallest' if least else 'largest'} {field} is "
+                               f"{value(best, rc)} on {best.name}",
+        "no provider with room for {amount} {rc} accepts so "
+        + ("little" if least else "much at once") + ": {detail}",
+        shortfall)
+
+
 RULES = (
     UnitRule(
         "capacity", free,
@@ -56,20 +74,8 @@ RULES = (
                                f"on {best.name}",
         "no provider has {amount} free {rc}: {detail}",
         _capacity_shortfall),
-    UnitRule(
-        "min_unit", lambda p, rc: -p.inventories[rc].min_unit,
-        lambda best, pool, rc: f"the smallest min_unit is {best.inventories[rc].min_unit} "
-                               f"on {best.name}",
-        "no provider with room for {amount} {rc} accepts so little: {detail}",
-        lambda p, rc, amount: f"min_unit of {rc} is {p.inventories[rc].min_unit} on {p.name}, "
-                              f"{amount} asked"),
-    UnitRule(
-        "max_unit", lambda p, rc: p.inventories[rc].max_unit,
-        lambda best, pool, rc: f"the largest max_unit is {best.inventories[rc].max_unit} "
-                               f"on {best.name}",
-        "no provider with room for {amount} {rc} accepts so much at once: {detail}",
-        lambda p, rc, amount: f"max_unit of {rc} is {p.inventories[rc].max_unit} on {p.name}, "
-                              f"{amount} asked: {amount - p.inventories[rc].max_unit} too many"),
+    _unit_bound("min_unit", least=True),
+    _unit_bound("max_unit", least=False),
     UnitRule(
         "step_size", lambda p, rc: 0,
         lambda best, pool, rc: _step_sizes(pool, rc),
