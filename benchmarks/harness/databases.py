@@ -1,10 +1,9 @@
-"""Throw-away databases: a new, empty database for one run, dropped after.
+"""Throw-away databases: a new, empty database for one run, dropped after:
+a SQLite file, or a uniquely named database on a PostgreSQL or MySQL
+server (no other database is touched). The tests add their servers and
+their skip-or-fail policy (tests/helpers/databases.py)."""
 
-On SQLite a file; on a PostgreSQL or MySQL server a uniquely named database
-(no other database is touched). The tests add their servers and their
-skip-or-fail policy (tests/helpers/databases.py).
-"""
-
+import contextlib
 import tempfile
 import uuid
 
@@ -75,6 +74,18 @@ class ThrowAwayDatabase:
 
     def __exit__(self, *exc) -> None:
         self.drop()
+
+
+@contextlib.contextmanager
+def engine_at(url: str):
+    """``with engine_at(url) as engine:`` Placer's engine, disposed after."""
+    from placer.db import engine as db_engine
+
+    engine = db_engine.create_engine(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
 
 
 def prepare(engine: Engine) -> None:

@@ -1,16 +1,8 @@
-"""Throw-away servers, Placer's or the reference's, and their CPU time and
-memory read from /proc.
-
-A server gets a temporary directory holding its configuration (a SQLite
-file unless a connection URL is given, noauth2, schema created at start-up)
-and its log. With ``reference=VENV`` it is the reference implementation
-installed in that virtualenv (``openstack-placement`` and gunicorn), served
-by that venv's gunicorn on the same configuration; nothing of it is
-imported here.
-"""
+"""Throw-away servers, Placer's or the reference's (``reference=VENV``: the
+openstack-placement installed there, served by that venv's gunicorn on the
+same configuration), and their CPU time and memory read from /proc."""
 
 import contextlib
-import functools
 import os
 import shutil
 import signal
@@ -58,11 +50,8 @@ def free_port() -> int:
 
 
 class Server:
-    """``with Server() as s:`` serves on ``s.url`` until the block ends.
-
-    ``placement``, ``placer``: options of those groups (the reference, like
-    any oslo.config program, ignores a group it does not know).
-    """
+    """``with Server() as s:`` serves on ``s.url`` until the block ends, with
+    ``placement`` and ``placer`` options (the reference ignores [placer])."""
 
     def __init__(self, workers: int = 1, connection: str | None = None,
                  reference: str | None = None, placement: dict | None = None,
@@ -92,14 +81,12 @@ class Server:
         # package: the reference imports only its venv's
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH" or not self.reference},
                "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
-        app = "placement.wsgi.api:application"
         if self.reference:
-            command = [_gunicorn(Path(self.reference) / "bin"), *serve, app]
-        elif _accepts_timeout(_placement_api()):
+            command = [_gunicorn(Path(self.reference) / "bin"), *serve,
+                       "placement.wsgi.api:application"]
+        else:
             command = [_placement_api(), "--config-file", str(tmp / "placement.conf"), *serve]
             env = None
-        else:  # gunicorn's 30 s would kill a worker on a slow query
-            command = [_gunicorn(Path(_placement_api()).parent), *serve, app]
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__
         # its own process group: __exit__ ends the workers too
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
@@ -140,13 +127,8 @@ class Server:
 
 
 class Proc:
-    """CPU time and peak RSS (VmHWM, resettable) of a server's workers.
-
-    Workers are the children of ``pid`` (gunicorn's master); a server
-    without children is measured itself. Resetting the peak needs write
-    access to /proc/<pid>/clear_refs (our own processes). CPU time is what
-    the workers used, whatever else runs on the machine.
-    """
+    """CPU time and peak RSS (VmHWM, resettable) of a server's workers: the
+    children of ``pid`` (gunicorn's master), or itself without children."""
 
     def __init__(self, pid: int):
         self.pid = pid
@@ -204,12 +186,6 @@ def _placement_api() -> str:
     if not found:
         raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
     return found
-
-
-@functools.cache
-def _accepts_timeout(executable: str) -> bool:
-    help_text = subprocess.run([executable, "--help"], capture_output=True, text=True).stdout
-    return "--timeout" in help_text
 
 
 def _gunicorn(bin_dir: Path) -> str:

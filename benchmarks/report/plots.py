@@ -173,3 +173,22 @@ def plot_fill_use(path: Path, title: str, rows: list[dict]) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8,
               title="dashed: reference", title_fontsize=8)
     save(fig, path)
+
+
+def plot_orders(path: Path, title: str, series: dict[tuple[str, str], dict[int, dict]]) -> None:
+    """limit=1000's median against the size, one line per backend and order."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for (backend, label), sizes in series.items():
+        points = [(size, rows["limit=1000"]["median_ms"]) for size, rows in sorted(sizes.items())
+                  if "limit=1000" in rows]
+        if points:
+            ax.plot(*zip(*points, strict=True), marker="o", label=f"{backend}, {label}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain_log_labels(ax.yaxis)
+    size_axis(ax, sorted({s for sizes in series.values() for s in sizes}))
+    ax.set_ylabel("median latency, ms (log scale)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    save(fig, path)

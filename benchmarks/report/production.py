@@ -1,17 +1,8 @@
 """The production runs' summary: a column per database, shape and size."""
 
-from benchmarks.report.text import ratio_text, times_text
+from benchmarks.report.text import BACKENDS, head, number, ratio_text, row, short_size, times_text
 
 NO_REFERENCE = "no reference"
-BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MariaDB/MySQL"}
-
-
-def _k(size: int) -> str:
-    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
-
-
-def _num(value, digits: int = 1) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
 
 
 def target_text(target: dict | None) -> str:
@@ -35,7 +26,7 @@ def figure_text(figures: dict | None) -> str:
         return str(figures["status"])
     if figures.get("error"):
         return "failed"
-    return _num(figures.get("median_ms"))
+    return number(figures.get("median_ms"), 1)
 
 
 def cell_text(row: dict) -> str:
@@ -80,48 +71,39 @@ def run_label(data: dict) -> str:
 
 def summary_lines(runs: list[dict]) -> list[str]:
     """Rows: the queries; columns: each run's (database) shape and size."""
-    columns = []
-    for i, data in enumerate(runs):
-        for step in dict.fromkeys((r["shape"], r["size"]) for r in data["results"]):
-            columns.append((i, *step))
+    columns = [(i, *step) for i, data in enumerate(runs)
+               for step in dict.fromkeys((r["shape"], r["size"]) for r in data["results"])]
     queries = list(dict.fromkeys(r["query"] for data in runs for r in data["results"]))
     cells = {(i, r["shape"], r["size"], r["query"]): r
              for i, data in enumerate(runs) for r in data["results"]}
     targets: dict[str, list[str]] = {}  # the ratio's, then absolute ones with their sizes
-    for data in runs:
-        for r in data["results"]:
-            if r.get("target"):
-                text = target_text(r["target"])
-                if r["target"]["kind"] == "max_ms":
-                    text += f" at {_k(r['size'])}"
-                if text not in targets.setdefault(r["query"], []):
-                    targets[r["query"]].append(text)
-    lines = ["| query | target | " + " | ".join(
-        f"{run_label(runs[i])} {shape} {_k(size)}" for i, shape, size in columns) + " |",
-        "|---|---|" + "---|" * len(columns)]
+    for r in (r for data in runs for r in data["results"] if r.get("target")):
+        text = target_text(r["target"])
+        if r["target"]["kind"] == "max_ms":
+            text += f" at {short_size(r['size'])}"
+        if text not in targets.setdefault(r["query"], []):
+            targets[r["query"]].append(text)
+    lines = head("query", "target", *(f"{run_label(runs[i])} {shape} {short_size(size)}"
+                                      for i, shape, size in columns))
     for query in queries:
-        row = [query, "; ".join(targets.get(query, []))]
-        for i, shape, size in columns:
-            r = cells.get((i, shape, size, query))
-            row.append("" if r is None else cell_text(r))
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append(row(query, "; ".join(targets.get(query, [])), *(
+            "" if (r := cells.get((i, shape, size, query))) is None else cell_text(r)
+            for i, shape, size in columns)))
     return lines
 
 
 def throughput_lines(runs: list[dict]) -> list[str]:
-    lines = ["| database | data | workers | Placer requests/s | Placer p99 ms | "
-             "reference requests/s | reference p99 ms | Placer/reference throughput |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = head("database", "data", "workers", "Placer requests/s", "Placer p99 ms",
+                 "reference requests/s", "reference p99 ms", "Placer/reference throughput")
     for data in runs:
-        found = {}
+        found: dict[tuple, dict[str, dict]] = {}
         for r in data.get("throughput") or []:
             found.setdefault((r["shape"], r["size"], r["workers"]), {})[r["server"]] = r
         for (shape, size, workers), pair in found.items():
             p, r = pair.get("placer"), pair.get("reference")
             ratio = p["per_second"] / r["per_second"] if p and r and r["per_second"] else None
-            lines.append(
-                f"| {run_label(data)} | {shape} {_k(size)} | {workers} | "
-                f"{_num(p and p['per_second'])} | {_num(p and p['p99_ms'], 0)} | "
-                f"{_num(r and r['per_second'])} | {_num(r and r['p99_ms'], 0)} | "
-                f"{times_text(ratio, 2)} |")
+            lines.append(row(run_label(data), f"{shape} {short_size(size)}", str(workers),
+                             *(number(x and x[k], d) for x in (p, r)
+                               for k, d in (("per_second", 1), ("p99_ms", 0))),
+                             times_text(ratio, 2)))
     return lines

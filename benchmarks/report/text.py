@@ -36,6 +36,16 @@ def cell(text) -> str:
             .replace("`", "\\`").replace("*", "\\*").replace("\n", " "))
 
 
+def row(*cells: str) -> str:
+    """A Markdown table's row."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def head(*names: str) -> list[str]:
+    """A Markdown table's header and rule."""
+    return [row(*names), "|" + "---|" * len(names)]
+
+
 def size_text(size: int) -> str:
     return f"{size:,}"
 

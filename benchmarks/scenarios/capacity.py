@@ -1,16 +1,9 @@
 """GET and POST /capacity and the capacity gauges of /metrics on the scale
-scenario's databases, beside what today's tools ask for the same answers.
-
-Served by Placer with one worker, ``[placer] capacity_metrics`` on and the
-20 flavors of data.toml in ``capacity_shapes`` (nested: VCPU and memory as
-one granular group, from one NUMA node): GET /capacity for one flavor,
-POST /capacity with the 20 (``limit=100`` each), GET /capacity without
-resources, GET /metrics with all the gauges, and on a server without
-shapes (the exporter's gauges alone). Then, at ``--tools-sizes``, one
-openstack-exporter scrape (1 + 2N requests) and os-capacity's (one
-candidates query per flavor at 1.29, unlimited), on Placer and the
-reference.
-"""
+scenario's databases (Placer, one worker, the 20 flavors of data.toml in
+``capacity_shapes``; the exporter's gauges alone on a server without
+them), then, at ``--tools-sizes``, one openstack-exporter scrape (1 + 2N
+requests) and os-capacity's (a candidates query per flavor, at 1.29) on
+Placer and the reference."""
 
 import time
 import urllib.parse
@@ -96,7 +89,7 @@ def run(args, argv: list[str]) -> dict:
             "repeat": args.repeat, "results": [], "tools": []}
     tags = {"shape": args.shape, "backend": args.backend}
     for size in args.sizes:
-        with generated(args.backend, args.db_server, size, args.shape) as (url, _):
+        with generated(args.backend, size, args.shape) as (url, _):
             options = {"metrics_enabled": True, "capacity_metrics": True}
             named = [f"{n}={q}" for n, q in shapes(args.shape).items()]
             for extra, qs in (({"capacity_shapes": named}, queries(args.shape)),

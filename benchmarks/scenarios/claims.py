@@ -1,15 +1,8 @@
-"""What a claim costs, in process through the WSGI app: A/B between builds.
-
-One run loads ``hosts`` compute nodes into a throw-away database (through
-the API, not timed), then times ``claims`` claims (each on a random host)
-and their deletes: wall seconds and this process's CPU seconds (on SQLite
-all of it; on PostgreSQL and MariaDB the wall time counts the server too).
-``--ab SRC`` runs pairs alternating this checkout's build and the one whose
-``src/`` is SRC (a ``git worktree`` of an older commit), each run a fresh
-process and database, and prints the medians and per-pair ratios (this
-build's over SRC's). Only public entry points are used, so that an older
-build runs the same code.
-"""
+"""What a claim costs, in process through the WSGI app: ``hosts`` compute
+nodes loaded through the API, then ``claims`` claims on random hosts and
+their deletes, wall and CPU seconds. ``--ab SRC`` alternates this build and
+the one whose ``src/`` is SRC, each run a fresh process and database, and
+prints medians and per-pair ratios (only public entry points are used)."""
 
 import json
 import os

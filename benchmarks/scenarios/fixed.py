@@ -1,12 +1,7 @@
-"""Fixed clouds loaded through the API (flat, nested, wide), and their
-``GET /allocation_candidates`` queries timed on a fresh Placer and, with
-a reference, the limited ones on the reference serving the same file.
-
-Loading uses the bulkiest calls the API offers: whole inventories, traits
-and aggregates per provider in one PUT each, and POST /allocations for
-many consumers at once; independent providers are written from a few
-threads. The queries are in data.toml.
-"""
+"""Fixed clouds loaded through the API (flat, nested, wide: data.toml), and
+their ``GET /allocation_candidates`` queries timed on a fresh Placer and,
+with a reference, the limited ones on the reference serving the same file.
+Loading uses the bulkiest calls the API offers, from a few threads."""
 
 import dataclasses
 import time

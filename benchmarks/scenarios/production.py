@@ -1,19 +1,9 @@
-"""Placer and the reference side by side on the same database, per backend:
-ratios against the targets, claims under concurrent writers, throughput
-against workers.
-
-For each shape and size, a scale database (scale.py) is served at the same
-time by Placer and, with ``--reference``, by the reference, ``--workers``
-each. Each request goes once to each server to warm up, then alternately
-(``--repeat`` and ``--reference-repeat`` times), so that the machine's
-drift hits both; a reference request over the cap is given up (its ratio
-is then a bound). Timed: the limited candidates queries, the unlimited one
-at small sizes, the provider listings, GET /usages at 1.37 and 1.39, and
-claims of fresh consumers from each number of writers (every provider
-touched is then checked against its capacity, and the claims deleted).
-From ``big_from`` providers, limit=1000 and limit=10 only, against
-absolute targets. Throughput: Nova-like boots, quota checks and
-resource-tracker updates from client threads, against workers. The
+"""Placer and the reference serving the same scale database at the same
+time, per backend and size: each request once to each server to warm up,
+then alternately, so that the machine's drift hits both (a reference
+request over the cap is given up: its ratio is then a bound); claims of
+fresh consumers from concurrent writers, every provider they touched
+checked against its capacity; throughput against workers. The requests,
 targets and settings are data.toml's ``[production]``.
 """
 
@@ -30,10 +20,9 @@ import uuid
 
 from benchmarks.harness import machine
 from benchmarks.harness.client import Client
-from benchmarks.harness.databases import version
+from benchmarks.harness.databases import engine_at, version
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, percentile, progress, scale
-from placer.db import engine as db_engine
+from benchmarks.scenarios import DATA, Query, Timing, percentile, progress, scale
 
 D = DATA["production"]
 MIX = D["mix"]
@@ -129,52 +118,19 @@ def requests_for(gen: scale.Generated, size: int) -> list[Query]:
     return out
 
 
-class _Timing:
-    """One server's runs of one request."""
-
-    def __init__(self, cap: float | None = None):
-        self.cap, self.times, self.items = cap, [], None
-        self.status: int | None = None
-        self.error = ""
-        self.over_s: float | None = None
-
-    @property
-    def done(self) -> bool:
-        return bool(self.status or self.error or self.over_s)
-
-    def run(self, client: Client, q: Query, timed: bool) -> None:
-        try:
-            status, payload, seconds = client.request("GET", q.url, version=q.version)
-        except TimeoutError:
-            self.over_s = self.cap
-            self.error = "" if self.cap else "TimeoutError"  # not capped: the client's own
-            return
-        except (OSError, http.client.HTTPException) as exc:
-            self.error = f"{type(exc).__name__}: {exc}"[:200]
-            return
-        if self.cap is not None and seconds > self.cap:
-            self.over_s = self.cap
-        elif not 200 <= status < 300:
-            self.status, self.error = status, payload[:300].decode(errors="replace")
-        elif timed:
-            self.times.append(seconds * 1000)
-        elif q.items:  # counted once, on the warm-up
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                self.items = len(json.loads(payload)[q.items])
-
-    def figures(self) -> dict:
-        return {"median_ms": statistics.median(self.times) if self.times else None,
-                "p90_ms": percentile(self.times, 90), "runs": len(self.times),
-                "status": self.status, "over_s": self.over_s, "error": self.error or None,
-                "items": self.items}
+def figures(timing: Timing) -> dict:
+    return {"median_ms": statistics.median(timing.times) if timing.times else None,
+            "p90_ms": percentile(timing.times, 90), "runs": len(timing.times),
+            "status": timing.status, "over_s": timing.over_s, "error": timing.error or None,
+            "items": timing.items}
 
 
 def time_requests(servers: dict, reqs: list[Query], repeat: int, reference_repeat: int,
                   tags: dict) -> list[dict]:
     rows = []
     for q in reqs:
-        placer = _Timing()
-        ref = _Timing(D["reference_cap_s"]) if "reference" in servers else None
+        placer = Timing()
+        ref = Timing(D["reference_cap_s"]) if "reference" in servers else None
         for run in range(max(repeat, reference_repeat) + 1):  # run 0: the warm-up
             if run <= repeat and not placer.done:
                 placer.run(servers["placer"][1], q, timed=run > 0)
@@ -186,8 +142,8 @@ def time_requests(servers: dict, reqs: list[Query], repeat: int, reference_repea
                     servers["reference"] = (server, Client(server.url, timeout=ref.cap))
                     servers["restarts"] += 1
         row = {**tags, "query": q.name, "kind": "latency", "path": q.url,
-               "version": q.version or "1.39", "target": q.target, "placer": placer.figures(),
-               "reference": ref.figures() if ref else None}
+               "version": q.version or "1.39", "target": q.target, "placer": figures(placer),
+               "reference": figures(ref) if ref else None}
         row["ratio"], row["ratio_bound"] = ratio_of(row["placer"], row["reference"])
         row["verdict"] = verdict(q.target, row)
         rows.append(row)
@@ -422,10 +378,9 @@ def run(args, argv: list[str]) -> dict:
             "databases": [], "results": [], "throughput": []}
     for shape, size in steps:
         step_started = time.perf_counter()
-        with scale.generated(args.backend, args.db_server, size, shape) as (url, gen):
-            engine = db_engine.create_engine(url)
-            data["database_version"] = version(engine)
-            engine.dispose()
+        with scale.generated(args.backend, size, shape) as (url, gen):
+            with engine_at(url) as engine:
+                data["database_version"] = version(engine)
             tags = {"shape": shape, "size": size}
             big = size >= D["big_from"]
             with contextlib.ExitStack() as stack:

@@ -1,18 +1,6 @@
-"""Where a request's time goes, in process, under cProfile: the WSGI app on
-a throw-away database (no server, no sockets, noauth2, the garbage
-collector tuned as in a server), loaded with a fixed scenario (flat,
-nested, wide: through the API, SQLite) or the scale scenario (``--size``
-flat providers written with SQL, on ``--backend``, and production's
-requests with a claim).
-
-Each query is sent 3 times to warm up, ``--repeat`` times without the
-profiler, then ``--repeat`` times under it. Printed: per query, the
-milliseconds per request without the profiler and in each layer
-(cProfile's cumulative times, which overlap where one layer calls another
-and are inflated by the profiler); with ``--top N``, the N functions of
-most ``--sort`` time; with ``--out``, the raw profile (``python -m
-pstats``).
-"""
+"""Where a request's time goes, in process, under cProfile, per layer
+(cProfile's cumulative times, which overlap where one layer calls another):
+docs/contributor/profiling.md."""
 
 import cProfile
 import io
@@ -22,9 +10,8 @@ import time
 from pathlib import Path
 
 from benchmarks.harness.client import InProcessClient, placer_app
-from benchmarks.harness.databases import ThrowAwayDatabase
+from benchmarks.harness.databases import ThrowAwayDatabase, engine_at
 from benchmarks.scenarios import fixed, production, scale
-from placer.db import engine as db_engine
 
 # label -> (path suffix, function) whose cumulative time is the layer's
 LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
@@ -47,11 +34,8 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
 def _queries(client: InProcessClient, args) -> list:
     """Load the scenario; its queries (of ``args.queries``, if named)."""
     if args.scenario == "scale":
-        engine = db_engine.create_engine(args.url)
-        try:
+        with engine_at(args.url) as engine:
             gen = scale.generate(engine, args.size, "flat")
-        finally:
-            engine.dispose()
         queries = production.requests_for(gen, args.size)
         queries = [q for q in queries if q.name != "unlimited"]
         queries += [q for q in scale.queries(gen) if q.name == "claim"]

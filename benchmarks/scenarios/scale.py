@@ -1,15 +1,8 @@
-"""N providers written with SQL into a throw-away database, and the
-requests whose cost should follow the size of their answer, not of the
-cloud; timed at each size on Placer and, with a reference, on it too.
-
-``generate(engine, n, shape)`` fills a fresh database in seconds: flat,
-``n`` compute nodes with VCPU, MEMORY_MB and DISK_GB of varied sizes;
-nested, ``n // 3`` trees of a root (DISK_GB) and two NUMA children (VCPU,
-MEMORY_MB). Roots carry traits and belong to one of 20 aggregates (a
-twentieth to a second one); one to five consumers per tree use about 30%
-of its capacity; about 25 consumers per project. Generations are those the
-API would have produced: one per write that touched the provider.
-"""
+"""N providers written with SQL into a throw-away database (flat: compute
+nodes; nested: a root with the disk and two NUMA children), and the
+requests whose cost should follow their answer, not the cloud, timed at
+each size on Placer and the reference. What it writes: the results page's
+scale section. Generations are those the API would have produced."""
 
 import contextlib
 import datetime
@@ -24,10 +17,9 @@ from sqlalchemy.engine import Engine
 
 from benchmarks.harness import machine
 from benchmarks.harness.client import Client
-from benchmarks.harness.databases import ThrowAwayDatabase, prepare
+from benchmarks.harness.databases import ThrowAwayDatabase, engine_at, prepare
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, progress, time_queries
-from placer.db import engine as db_engine
+from benchmarks.scenarios import DATA, Query, progress, seeded_uuid, time_queries
 from placer.db import scores
 from placer.db import tables as t
 
@@ -113,10 +105,6 @@ class _Writer:
             self.rows[table] = []
 
 
-def _uuid(rng: random.Random) -> str:
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-
-
 def _names(conn, table: sa.Table, names) -> dict[str, int]:
     return {n: i for n, i in conn.execute(
         sa.select(table.c.name, table.c.id).where(table.c.name.in_(names)))}
@@ -142,7 +130,7 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                                             "HW_NUMA_ROOT"])
         conn.execute(t.consumer_types.insert(), [{"name": "INSTANCE", "created_at": now}])
         instance_type = _names(conn, t.consumer_types, ["INSTANCE"])["INSTANCE"]
-        aggregates = [_uuid(rng) for _ in range(aggs)]
+        aggregates = [seeded_uuid(rng) for _ in range(aggs)]
         conn.execute(t.placement_aggregates.insert(), [
             {"id": i + 1, "uuid": a, "created_at": now} for i, a in enumerate(aggregates)])
         writer = _Writer(conn)
@@ -195,7 +183,7 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                         for c in users:
                             c[pid][rc] = max(1, min(share, total))
             for pid in tree_providers:
-                uuids[pid] = _uuid(rng)
+                uuids[pid] = seeded_uuid(rng)
                 generation = (1 + bool(traits.get(pid)) + (pid == root)
                               + sum(1 for c in placed if pid in c))
                 writer.add(t.resource_providers, (
@@ -209,7 +197,7 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                     writer.add(t.resource_provider_traits, (stamp, trait_ids[trait], pid))
             for a in in_aggs:
                 writer.add(t.resource_provider_aggregates, (stamp, root, a + 1))
-            consumers += [(_uuid(rng), c) for c in placed]
+            consumers += [(seeded_uuid(rng), c) for c in placed]
             if tree % sample_every == 0 and len(samples) < D["samples"]:
                 samples.append({pid: list(inventory[pid]) for pid in tree_providers})
         projects = max(len(consumers) // D["consumers_per_project"], 1)
@@ -265,15 +253,11 @@ def _analyze(engine: Engine) -> None:
 
 
 @contextlib.contextmanager
-def generated(backend: str, server: str | None, size: int, shape: str):
+def generated(backend: str, size: int, shape: str):
     """``with generated(...) as (url, gen)``: a throw-away database of the
     scenario, and what was written."""
-    with ThrowAwayDatabase(backend, server) as url:
-        engine = db_engine.create_engine(url)
-        try:
-            gen = generate(engine, size, shape)
-        finally:
-            engine.dispose()
+    with ThrowAwayDatabase(backend) as url, engine_at(url) as engine:
+        gen = generate(engine, size, shape)
         progress(f"{shape} {size} on {backend}: {gen.providers} providers ({gen.roots} "
                  f"trees), {gen.consumers} consumers, {gen.allocations} allocations "
                  f"generated in {gen.seconds:.1f}s")
@@ -332,7 +316,7 @@ def run(args, argv: list[str]) -> dict:
             "workers": args.workers, "databases": [], "results": []}
     for shape in SHAPES if args.shape == "all" else (args.shape,):
         for size in args.sizes:
-            with generated(args.backend, args.db_server, size, shape) as (url, gen):
+            with generated(args.backend, size, shape) as (url, gen):
                 data["databases"].append({
                     "shape": shape, "size": size, "providers": gen.providers,
                     "roots": gen.roots, "consumers": gen.consumers,

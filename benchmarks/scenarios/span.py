@@ -1,14 +1,7 @@
 """How many hosts a limited candidates answer spans, Placer and the
-reference serving the same database, side by side.
-
-Each trial loads a fresh cloud (``hosts`` roots, each with two NUMA
-children of 8 VCPU and 16384 MB; new uuids, so the reference's hash order
-changes) into a throw-away SQLite file through Placer, then asks each query
-with ``limit`` of each server, with ``randomize_allocation_candidates`` off
-and on, and counts the distinct roots of the candidates' providers.
-tests/functional/test_allocation_candidates_span.py holds Placer to at least
-the most any trial of the reference spanned.
-"""
+reference on the same database, randomized or not: ``trials`` fresh clouds
+of ``hosts`` roots with two NUMA children each. The recorded run is
+tests/data/span-reference.json (tests/functional/test_allocation_candidates_span.py)."""
 
 import urllib.parse
 

@@ -82,5 +82,5 @@ def test_checks_and_the_report_section(tmp_path):
 
 def test_the_benchmarks_command_takes_the_capacity_scenario():
     args = parser().parse_args(["capacity", "--sizes", "100,200", "--tools-sizes", ""])
-    assert (args.module, args.sizes, args.tools_sizes, args.shape) == (
+    assert (args.command, args.sizes, args.tools_sizes, args.shape) == (
         "capacity", [100, 200], [], "flat")

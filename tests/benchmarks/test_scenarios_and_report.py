@@ -98,13 +98,28 @@ def test_run_query_counts_runs_and_candidates():
     assert result.path.startswith("/allocation_candidates?resources=VCPU")
 
 
-def test_huge_unbounded_queries_are_skipped_unless_capped():
+def test_huge_unbounded_queries_are_skipped():
     s = fixed.wide()
     query = next(q for q in s.queries if q.name == "8 gpu groups isolate")
     client = FakeClient(10)
     assert run_query(client, s.name, query, 1, None).note.startswith("skipped")
     assert client.calls == 0
-    assert run_query(client, s.name, query, 1, None, cap=10).candidates == 10
+    limited = next(q for q in s.queries if q.name == "8 gpu groups isolate limit")
+    assert run_query(client, s.name, limited, 1, None).candidates == 10
+
+
+class FailingClient(FakeClient):
+    def request(self, method, path, body=None, version=None):
+        self.calls += 1
+        return 500, b"boom", 0.01
+
+
+def test_a_failed_query_is_noted_and_not_repeated():
+    s = fixed.wide(hosts=1)
+    client = FailingClient(0)
+    result = run_query(client, s.name, s.queries[1], repeat=4, server=None)
+    assert client.calls == 1 and result.median_ms is None
+    assert result.note == (f"failed after 0 s: HTTPError: {s.queries[1].name}: 500 boom")
 
 
 # -- the scale scenario: generated with SQL, served through the WSGI app ----
@@ -525,12 +540,12 @@ def test_report_has_a_fill_section(tmp_path):
     assert "(one)" not in _section(page, "### Fill, flat (300 hosts)")
 
 
-def test_the_command_prints_a_run_as_the_page_shows_it(tmp_path):
-    """What a scenario prints is the report's table of its results file."""
-    paths, scale_file, scenarios_file = _fake_results(tmp_path)
-    printed = report.summary(scale_file)
-    assert printed.startswith("('flat', 1000)")
-    assert "| limit=1000 | 1000 | 123 | 21.4 | 26.8 |" in printed
-    assert "| flat | 1000 |" not in printed and "Placer/reference" in printed
-    assert "| small limit |" in report.summary(scenarios_file)
-    assert report.summary({**scale_file, "checks": ["x PASS"]}).endswith("x PASS")
+def test_the_report_command_writes_the_page(tmp_path, capsys):
+    """What it prints is the files it wrote; the page names the command."""
+    paths, _, _ = _fake_results(tmp_path)
+    out = tmp_path / "page"
+    assert main(["report", *paths, "--out", str(out), "--format", "png"]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed[0] == str(out / "index.md") and str(out / "scenarios-ratio.png") in printed
+    page = (out / "index.md").read_text()
+    assert "python -m benchmarks report " + " ".join(paths) in page

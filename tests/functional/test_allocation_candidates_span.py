@@ -3,7 +3,7 @@ cloud where it first showed: 20 hosts, each with two NUMA children.
 
 tests/data/span-reference.json records the reference (openstack-placement
 16.0.0) serving the same cloud, made by the command it names
-(benchmarks/span.py); Placer is asked here through the WSGI app, with
+(benchmarks/scenarios/span.py); Placer is asked here through the WSGI app, with
 randomize_allocation_candidates off and on."""
 
 import json
