@@ -124,6 +124,8 @@ def _empty(conn) -> None:
 
 @pytest.fixture
 def db(migrated_db):
+    # an app made on it earlier may have told it to keep the trees' scores
+    migrated_db.keep_scores = False
     migrated_db.write(_empty)
     return migrated_db
 

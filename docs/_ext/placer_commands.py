@@ -13,7 +13,7 @@ positional arguments and options (each as ``--help`` writes it, with its
 help text), then a table of the sub-commands, if any.
 
 ``describe`` and ``command_paths`` work without Sphinx:
-tests/unit/test_docs_commands.py checks what they return.
+tests/docs/test_commands.py checks what they return.
 """
 
 import argparse

@@ -10,7 +10,7 @@ In a Markdown page::
 The first word says where the text appears (see ``KINDS``), the rest of the
 line is shown beside it (the logger and level, the status, the command).
 Each line of the content is one message; ``<...>`` stands for a value
-filled in at run time. tests/unit/test_docs_commands.py reads these blocks
+filled in at run time. tests/docs/test_commands.py reads these blocks
 from docs/operator/troubleshooting.md and checks that each message occurs in
 src/placer, so the quotes cannot drift. Texts written by other programs
 (uWSGI, argparse, oslo.config) are quoted in plain code blocks instead.

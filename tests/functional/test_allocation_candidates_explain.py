@@ -68,6 +68,17 @@ def test_names_the_constraint_that_empties_the_answer(cloud):
     assert [s["constraint"] for s in body["request"]] == ["one_tree", "together", "candidates"]
 
 
+def test_an_amount_past_64_bits_is_echoed_and_found_nowhere(cloud):
+    """The answer echoes the amount asked (a 500 before: the JSON encoder
+    stopped at 64 bits); the candidates route answers it too."""
+    huge = 99999999999999999999
+    assert cloud.ok(f"resources=MEMORY_MB:{huge}").requests == []
+    body = explain(cloud, f"resources=MEMORY_MB:{huge}").json
+    assert body["candidates"] == 0
+    assert body["groups"][0]["resources"] == {"MEMORY_MB": huge}
+    assert body["first_empty"]["constraint"] == "capacity"
+
+
 def test_agrees_with_the_candidates_answer(cloud):
     query = "resources=VCPU:4,DISK_GB:10&limit=5"
     found = cloud.ok(query).requests

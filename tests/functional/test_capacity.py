@@ -159,6 +159,24 @@ def test_microversion_window(cloud, version, status):
         assert r.json["total"] == p.json["shapes"]["a"]["total"] == 25
 
 
+BEYOND_64_BITS = 99999999999999999999
+
+
+@pytest.mark.parametrize("query", [
+    f"resources=MEMORY_MB:{BEYOND_64_BITS}",
+    f"resources=VCPU:1,MEMORY_MB:{BEYOND_64_BITS}",
+    f"resources1=MEMORY_MB:{BEYOND_64_BITS}&resources2=VCPU:1&group_policy=isolate",
+    f"resources=MEMORY_MB:{2**63}",
+])
+def test_amounts_past_64_bits_fit_nowhere(cloud, query):
+    """As GET /allocation_candidates answers them: nothing fits (a 500 before)."""
+    assert cloud.api.get(f"/allocation_candidates?{query}", version="1.39").json[
+        "allocation_requests"] == []
+    assert capacity(cloud, query).json == {"total": 0, "exact": True, "inexact": 0, "roots": []}
+    body = shapes(cloud, {"shapes": {"huge": query}}).json
+    assert body["shapes"]["huge"]["total"] == 0
+
+
 def test_queries_read_at_the_request_version(cloud):
     # granular groups come at 1.25: at 1.24 the suffix is an unknown parameter
     assert capacity(cloud, "resources1=VCPU:1", "1.24").status_code == 400

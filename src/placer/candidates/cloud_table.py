@@ -19,6 +19,7 @@ import numpy as np
 from placer.candidates import domains
 from placer.candidates.request import CandidateRequest
 from placer.candidates.store import ChildRow, InventoryRow, RootRow
+from placer.model.inventory import MAX_INT
 
 Shares = np.ndarray  # int64 per provider, or per root
 
@@ -63,10 +64,10 @@ class CloudTable:
     def _share(self, rc: str, amounts: list[int]) -> Shares:
         """Per provider: how many copies' ``amounts`` of ``rc`` (summed in a
         copy) it holds, 0 where it has none or the units refuse them."""
-        if rc not in self.classes:
+        copy = sum(amounts)
+        if rc not in self.classes or copy > MAX_INT:  # past any max_unit (and int64)
             return np.zeros(len(self.pids), dtype=np.int64)
         free, (min_unit, max_unit, step) = self.classes[rc]
-        copy = sum(amounts)
         ok = (free >= 0) & (copy <= max_unit)
         for n in amounts:
             ok &= (min_unit <= n) & (n <= max_unit) & (n % np.maximum(step, 1) == 0)

@@ -2,6 +2,7 @@
 
 import datetime
 import email.utils
+import json
 from collections.abc import Iterable
 
 import falcon
@@ -45,7 +46,10 @@ def send_json(req: Request, resp: falcon.Response, body, status: int = 200,
               last_modified: datetime.datetime | None = None) -> None:
     resp.status = status
     resp.content_type = "application/json"
-    resp.data = orjson.dumps(body)
+    try:
+        resp.data = orjson.dumps(body)
+    except orjson.JSONEncodeError:  # an integer past 64 bits, echoed from a query
+        resp.data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
     set_last_modified(req, resp, last_modified)
 
 
