@@ -324,9 +324,11 @@ class Database:
                 raise _unavailable(exc) from exc
 
     @contextlib.contextmanager
-    def transaction(self, write: bool = False) -> Iterator[Connection]:
-        """A transaction; ``DatabaseUnavailable`` when the database cannot be
-        reached or the connection is lost on the way."""
+    def transaction(self, write: bool = False,
+                    isolation: str | None = None) -> Iterator[Connection]:
+        """A transaction (at ``isolation``, a SQLAlchemy isolation level, if
+        given); ``DatabaseUnavailable`` when the database cannot be reached or
+        the connection is lost on the way."""
         if not self._ready():
             self.make_ready()
         try:
@@ -335,6 +337,8 @@ class Database:
             conn = self.engine.connect()
         except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
             raise _unavailable(exc) from exc
+        if isolation is not None:
+            conn = conn.execution_options(isolation_level=isolation)
         touched: set[int] = set()  # trees whose scores the write changes (db/scores.py)
         if write:
             options = {"placer_touched": touched} if self._keep_scores else {}
@@ -354,6 +358,15 @@ class Database:
 
     def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         with self.transaction() as conn:
+            return fn(conn, *args, **kwargs)
+
+    def snapshot_read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``read``, every statement seeing the same snapshot: at REPEATABLE
+        READ where each statement would see its own (PostgreSQL's default,
+        and MySQL's READ COMMITTED that this engine sets); SQLite's
+        transactions are snapshots."""
+        isolation = "REPEATABLE READ" if self.backend in ("postgresql", "mysql") else None
+        with self.transaction(isolation=isolation) as conn:
             return fn(conn, *args, **kwargs)
 
     def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
