@@ -4,8 +4,10 @@ A write runs in one transaction: consumers are checked (generation) and
 created, the consumers' old rows are removed, capacity is checked against the
 usage that remains, new rows go in, and every touched provider's generation is
 compare-and-set from the value read before usage was read. A provider whose
-generation moved meanwhile makes the whole transaction retry (see
-``Database.write``); a consumer generation mismatch goes back to the client.
+generation moved meanwhile, or a consumer's project or user row deleted
+meanwhile (db/consumers.py), makes the whole transaction retry (both are
+``WriteRaced``, which the handlers retry with ``Database.write_retrying``); a
+consumer generation mismatch goes back to the client.
 """
 
 import collections
@@ -33,11 +35,22 @@ from placer.db.tables import resource_providers as rp_t
 from placer.model.inventory import amount_within_units, capacity
 
 
-class ProviderGenerationConflict(exceptions.ConcurrentUpdate):
+class WriteRaced(exceptions.ConcurrentUpdate):
+    """Another transaction changed what this write read: not the client's
+    fault, so the caller runs the whole write again."""
+
+
+class ProviderGenerationConflict(WriteRaced):
     """A provider changed under us: the caller retries the whole write."""
 
     def __init__(self) -> None:
         super().__init__(PROVIDER_CHANGED)
+
+
+class OwnerGone(WriteRaced):
+    """The project or user row a consumer was to point at was deleted
+    meanwhile (it was unused: placement-manage audit --fix): the caller
+    retries the whole write, which creates it again."""
 
 
 class UnknownResourceClass(exceptions.NotFound):
@@ -191,8 +204,10 @@ def _rows_of(write: ConsumerWrite, providers: dict[str, ProviderRecord],
 
 def _ensure_consumer(conn: Connection, write: ConsumerWrite,
                      rules: WriteRules) -> consumers_db.Consumer:
-    project = consumers_db.project_id(conn, write.project_id)
-    user = consumers_db.user_id(conn, write.user_id)
+    owner = consumers_db.locked_owner(conn, write.project_id, write.user_id)
+    if owner is None:
+        raise OwnerGone()
+    project, user = owner
     type_id = (consumers_db.consumer_type_id(conn, write.consumer_type)
                if write.consumer_type else None)
     consumer = consumers_db.find(conn, write.uuid)

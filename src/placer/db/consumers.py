@@ -1,4 +1,16 @@
-"""Consumers and the projects, users and consumer types they belong to."""
+"""Consumers and the projects, users and consumer types they belong to.
+
+A project or user row that no consumer refers to may be deleted at any time
+(``placement-manage audit --fix``, db/audit_fixes.py). So a write that points
+a consumer at a project and user locks both rows first, FOR SHARE (PostgreSQL's
+FOR KEY SHARE, the lock a foreign key check takes), in its own transaction,
+and only then writes the consumer row: a delete that locked them first has
+committed by then and the lock finds nothing (``lock_owner`` is False: the
+write runs again, and re-creates them); a delete that comes later waits for
+the write to commit and then sees the consumer that refers to them. No
+consumer can point at a missing project or user. (On SQLite every write holds
+the database's write lock from its first statement: nothing can come between.)
+"""
 
 import dataclasses
 from collections.abc import Iterable
@@ -42,6 +54,27 @@ def project_id(conn: Connection, external_id: str) -> int:
 
 def user_id(conn: Connection, external_id: str) -> int:
     return _get_or_create(conn, users, "external_id", external_id)
+
+
+def lock_owner(conn: Connection, project: int, user: int) -> bool:
+    """Lock the project and user rows (by id) until the transaction ends,
+    so that they cannot be deleted meanwhile; False when either is gone."""
+    found = conn.execute(
+        sa.select(projects.c.id, users.c.id)
+        .select_from(projects.join(users, sa.true()))  # one row of each
+        .where(projects.c.id == project, users.c.id == user)
+        .with_for_update(read=True, key_share=True)).first()
+    return found is not None
+
+
+def locked_owner(conn: Connection, project_external_id: str,
+                 user_external_id: str) -> tuple[int, int] | None:
+    """(project id, user id) of these external ids, created if missing and
+    locked (``lock_owner``); None when a row was deleted between its lookup
+    and the lock: the caller writes again from the start."""
+    project = project_id(conn, project_external_id)
+    user = user_id(conn, user_external_id)
+    return (project, user) if lock_owner(conn, project, user) else None
 
 
 def consumer_type_id(conn: Connection, name: str) -> int:

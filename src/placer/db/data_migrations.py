@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.engine import Connection
 
+from placer import exceptions
 from placer.db import consumers as consumers_db
 from placer.db.tables import allocations, consumers, resource_providers
 
@@ -34,8 +35,19 @@ def create_incomplete_consumers(conn: Connection, conf: cfg.ConfigOpts,
                                 batch_size: int) -> tuple[int, int]:
     """Allocations written before microversion 1.8 have no consumers row: give
     them one owned by the configured "incomplete consumer" project and user."""
-    project_id = consumers_db.project_id(conn, conf.placement.incomplete_consumer_project_id)
-    user_id = consumers_db.user_id(conn, conf.placement.incomplete_consumer_user_id)
+    placement = conf.placement
+    # locked, so that an unused-row delete cannot remove them before the
+    # consumers below refer to them (db/consumers.py); a row deleted between
+    # its lookup and the lock is created again by the next lookup, which sees
+    # the delete (every statement reads what was committed before it)
+    for _ in range(3):
+        owner = consumers_db.locked_owner(conn, placement.incomplete_consumer_project_id,
+                                          placement.incomplete_consumer_user_id)
+        if owner is not None:
+            break
+    else:
+        raise exceptions.ConcurrentUpdate()
+    project_id, user_id = owner
     missing = (
         sa.select(allocations.c.consumer_id,
                   sa.literal(project_id, sa.Integer), sa.literal(user_id, sa.Integer))

@@ -42,12 +42,13 @@ def consumer_write(req: Request, consumer_uuid: str, data: dict) -> db.ConsumerW
 
 def write(req: Request, fn: Callable[..., None], *args, unknown_class: str, changed: str) -> None:
     """``fn(conn, *args)`` in one write transaction, run again when a provider
-    generation moved meanwhile (allocation_conflict_retry_count times in all).
+    generation moved meanwhile, or a consumer's project or user row was
+    deleted meanwhile (allocation_conflict_retry_count times in all).
     The detail of an unknown resource class follows ``unknown_class``, that of
     a lost race ``changed``: the reference words them per route."""
     tries = req.context.conf.placement.allocation_conflict_retry_count
     try:
-        req.context.db.write_retrying(db.ProviderGenerationConflict, tries, fn, *args)
+        req.context.db.write_retrying(db.WriteRaced, tries, fn, *args)
     except db.UnknownResourceClass as exc:
         raise exceptions.BadRequest(f"{unknown_class}{exc.detail}") from None
     except db.InvalidInventory as exc:
