@@ -5,6 +5,7 @@
     placement-manage ... explain [--microversion X.Y] "QUERY"   (Placer's own: cli/explain.py)
     placement-manage ... capacity [--shape NAME=QUERY] [--json]   (Placer's own: cli/capacity.py)
     placement-manage ... scores rebuild | drop                   (Placer's own: cli/scores.py)
+    placement-manage ... audit [--kind K]... [--fix] [--nova] [--json]  (Placer's own: cli/audit.py)
 
 Arguments are parsed by oslo.config (sub-command options), so the usage text,
 the logging options and the config file lookup are the reference's. Output and
@@ -24,7 +25,7 @@ from oslo_config import cfg
 
 import placer
 from placer import conf as placer_conf
-from placer.cli import capacity, explain, scores
+from placer.cli import audit, capacity, explain, scores
 from placer.db import data_migrations, schema_migrations
 from placer.db import engine as db_engine
 
@@ -153,6 +154,7 @@ def _add_db_parsers(subparsers) -> None:
     explain.add_parser(subparsers)  # Placer's own: docs/operator/explain.md
     capacity.add_parser(subparsers)  # Placer's own: docs/operator/capacity.md
     scores.add_parser(subparsers)  # Placer's own: docs/operator/candidate-order.md
+    audit.add_parser(subparsers)  # Placer's own: docs/operator/audit.md
 
 
 def cli_config() -> cfg.ConfigOpts:

@@ -65,8 +65,8 @@ def test_bare_command_prints_help_and_exits_1(capsys, tmp_path):
     code, out, _ = run(capsys, "--config-file", str(conf))
     assert code == 1
     assert out.startswith("usage: placement-manage [-h] [--config-dir DIR] [--config-file PATH]")
-    # explain, capacity and scores: Placer's own
-    assert "{db,explain,capacity,scores}" in out and "Available DB commands" in out
+    # explain, capacity, scores and audit: Placer's own
+    assert "{db,explain,capacity,scores,audit}" in out and "Available DB commands" in out
 
 
 def test_db_category_prints_its_help_and_exits_0(capsys, tmp_path):
