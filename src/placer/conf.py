@@ -7,6 +7,7 @@ reference registers is registered here too, even those Placer does not act on
 
 import os
 
+from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 from oslo_log import log as oslo_log
 from oslo_middleware import cors, http_proxy_to_wsgi, sizelimit
@@ -164,6 +165,31 @@ GROUPS = {
 }
 
 
+# [nova]: how placement-manage audit --nova reaches Nova's compute API, in
+# keystoneauth's own options (auth, session, adapter), as Nova configures its
+# placement client: the adapter's defaults are Nova's (placer/nova.py).
+NOVA_GROUP = "nova"
+NOVA_ADAPTER_DEFAULTS = {"service_type": "compute", "valid_interfaces": ["internal", "public"]}
+
+
+def _nova_opts() -> list[cfg.Opt]:
+    """[nova]'s options for the config generator: the session's, the auth
+    plugin's (auth_type, auth_section, and those of the password plugin, the
+    usual one), the adapter's with Nova's defaults."""
+    adapter = ks_loading.get_adapter_conf_options(include_deprecated=False)
+    cfg.set_defaults(adapter, **NOVA_ADAPTER_DEFAULTS)
+    return (ks_loading.get_session_conf_options() + ks_loading.get_auth_common_conf_options()
+            + ks_loading.get_auth_plugin_conf_options("password") + adapter)
+
+
+def _register_nova_opts(conf: cfg.ConfigOpts) -> None:
+    ks_loading.register_session_conf_options(conf, NOVA_GROUP)
+    ks_loading.register_auth_conf_options(conf, NOVA_GROUP)
+    ks_loading.register_adapter_conf_options(conf, NOVA_GROUP, include_deprecated=False)
+    for name, value in NOVA_ADAPTER_DEFAULTS.items():
+        conf.set_default(name, value, group=NOVA_GROUP)
+
+
 def set_middleware_defaults() -> None:
     """oslo.middleware defaults for Placement: CORS lets browsers send and read
     the headers the API uses (the reference's lists), the body size limit
@@ -193,11 +219,12 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(healthcheck_opts.DISABLE_BY_FILE_OPTS, "healthcheck")
     policy_opts.set_defaults(conf, "policy.yaml")
     oslo_log.register_options(conf)
+    _register_nova_opts(conf)
 
 
 def list_opts():
     """For oslo-config-generator: (group, options) pairs."""
-    return [("DEFAULT", _default_opts), *GROUPS.items()]
+    return [("DEFAULT", _default_opts), *GROUPS.items(), (NOVA_GROUP, _nova_opts())]
 
 
 def set_lib_defaults() -> None:
