@@ -141,6 +141,7 @@ _API_RULES = [
 METRICS_SHOW = "placement:metrics:show"
 ALLOCATION_CANDIDATES_EXPLAIN = "placement:allocation_candidates:explain"
 CAPACITY_SHOW = "placement:capacity:show"
+AUDIT_SHOW = "placement:audit:show"
 
 _PLACER_RULES = [
     (METRICS_SHOW, ADMIN, "Read the Prometheus metrics ([placer] metrics_enabled)."),
@@ -148,6 +149,10 @@ _PLACER_RULES = [
      "Explain an allocation candidates query: what each constraint leaves."),
     (CAPACITY_SHOW, ADMIN_OR_SERVICE,
      "Count how many copies of candidate queries fit, or the free capacity per class."),
+    (AUDIT_SHOW, ADMIN,
+     "List what is inconsistent in the cloud: allocations over capacity, against unit "
+     "limits or without inventory, consumers split over trees or without allocations, "
+     "idle providers, unused projects and users."),
 ]
 
 

@@ -29,6 +29,7 @@ from placer.handlers import (
     aggregates,
     allocation_candidates,
     allocations,
+    audit,
     capacity,
     inventories,
     metrics,
@@ -45,6 +46,7 @@ from placer.http.routing import Answers, Route, Table
 from placer.schemas import aggregates as aggregates_schema
 from placer.schemas import allocation_candidates as candidates_schema
 from placer.schemas import allocations as allocations_schema
+from placer.schemas import audit as audit_schema
 from placer.schemas import capacity as capacity_schema
 from placer.schemas import inventories as inventories_schema
 from placer.schemas import openapi as openapi_schema
@@ -202,6 +204,10 @@ ROUTES = Table([
     Route("POST", "/capacity", capacity.count_shapes,
           since=mv.ALLOCATION_CANDIDATES, policy=policy.CAPACITY_SHOW,
           body=capacity_schema.POST_BODY, answers={200: r.CAPACITY_SHAPES}),
+
+    # not the reference's (docs/api/differences.md): what is inconsistent
+    Route("GET", "/audit", audit.show_audit, policy=policy.AUDIT_SHOW,
+          query=audit_schema.QUERY, answers={200: r.AUDIT}),
 
     # total usages: the handler checks the rule, with the queried project as target
     Route("GET", "/usages", usages.total_usages,

@@ -57,6 +57,7 @@ PLACER_DEFAULTS = {
     "placement:metrics:show": "rule:admin_api",
     "placement:allocation_candidates:explain": "rule:admin_api",
     "placement:capacity:show": _AOS,
+    "placement:audit:show": "rule:admin_api",
 }
 ALL_RULES = [*DOCUMENTED_DEFAULTS, *PLACER_DEFAULTS]
 ADMIN_OR_SERVICE_RULES = [n for n, c in {**DOCUMENTED_DEFAULTS, **PLACER_DEFAULTS}.items()

@@ -236,3 +236,50 @@ CAPACITY = {"oneOf": [
         closed({"aggregate": AGGREGATE, "resources": _CLASS_TOTALS})]}}}),
 ]}
 CAPACITY_SHAPES = closed({"shapes": {"type": "object", "additionalProperties": CAPACITY_COUNT}})
+
+# --- audit (Placer's own: db/audit.py) ---------------------------------------------------
+
+_INT = {"type": "integer"}
+_STAMP = {"type": ["string", "null"], "format": "date-time",
+          "description": "last written (updated_at, else created_at), UTC"}
+_CONSUMER = {
+    "consumer": {"type": "string"},
+    # null: allocations whose consumer has no row
+    "project_id": {"type": ["string", "null"]},
+    "user_id": {"type": ["string", "null"]},
+    "consumer_type": {"type": ["string", "null"]},
+    "generation": {"type": ["integer", "null"]},
+    "updated_at": _STAMP,
+}
+_ALLOCATION = {"consumer": {"type": "string"}, "resource_provider": UUID,
+               "resource_class": CLASS_NAME, "used": _INT}
+
+
+def _finding(item: dict) -> dict:
+    return closed({"count": COUNT, "items": {"type": "array", "items": item}})
+
+
+_AUDIT_ITEMS = {
+    "over_capacity": closed({
+        "resource_provider": UUID, "name": _NAME, "resource_class": CLASS_NAME,
+        "total": _INT, "reserved": _INT, "allocation_ratio": {"type": "number"},
+        "capacity": _INT, "used": _INT, "excess": {"type": "integer", "minimum": 1},
+        "consumers": {"type": "array", "items": closed({"consumer": {"type": "string"},
+                                                        "used": _INT})}}),
+    "unit_violations": closed({
+        **_ALLOCATION, "min_unit": _INT, "max_unit": _INT, "step_size": _INT,
+        "violates": {"type": "array", "minItems": 1, "uniqueItems": True,
+                     "items": {"enum": ["min_unit", "max_unit", "step_size"]}}}),
+    "without_inventory": closed(_ALLOCATION),
+    "split_consumers": closed({**_CONSUMER, "roots": {
+        "type": "array", "minItems": 2, "items": closed({
+            "uuid": UUID, "name": _NAME, "resources": by_class(_INT)})}}),
+    "empty_consumers": closed(_CONSUMER),
+    "idle_providers": closed({"resource_provider": UUID, "name": _NAME,
+                              "generation": GENERATION, "updated_at": _STAMP}),
+    "unused_projects": closed({"external_id": {"type": "string"}}),
+    "unused_users": closed({"external_id": {"type": "string"}}),
+}
+# every kind asked for is there (kind=: some of them, in this order)
+AUDIT = closed({"findings": closed({kind: _finding(item) for kind, item in _AUDIT_ITEMS.items()},
+                                   required=[])})
