@@ -66,7 +66,8 @@ def add_parser(subparsers) -> None:
                         help="delete the empty consumers and unused projects and users "
                              "found, and nothing else (with --nova, also orphaned "
                              "consumers and source leftovers)")
-    parser.add_argument("--nova", action="store_true",
+    # not "nova": oslo.config refuses a sub-command argument named as a group
+    parser.add_argument("--nova", action="store_true", dest="cross_check_nova",
                         help="cross-check the consumers with Nova's servers and "
                              "migrations ([nova] options)")
     parser.set_defaults(func=run)
@@ -84,7 +85,7 @@ def run(conf) -> int:
     try:
         findings = db.snapshot_read(audit_db.findings, kinds, limit, idle_days)
         fixed: dict[str, list[str]] = {}
-        if command.nova:
+        if command.cross_check_nova:
             audit_nova = importlib.import_module("placer.cli.audit_nova")  # only with --nova
             try:
                 nova = audit_nova.run(conf, db, command.fix)
