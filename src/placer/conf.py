@@ -154,6 +154,12 @@ _placer_opts = [
                 help="Aggregate uuid:name pairs: the project_aggregate label of "
                      "openstack_free_capacity_hypervisor_by_flavor for the hosts in each "
                      "aggregate (empty when a host is in none)."),
+    cfg.BoolOpt("audit_metrics", default=False,
+                help="Also serve at GET /metrics (metrics_enabled) the audit's gauges, "
+                     "read from the database at each scrape: "
+                     "placement_audit_findings{kind} (what GET /audit counts, per kind) and "
+                     "placement_audit_over_capacity_excess (how far each provider's class "
+                     "is over its capacity). See docs/operator/audit.md."),
 ]
 
 GROUPS = {

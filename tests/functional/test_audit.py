@@ -394,3 +394,42 @@ def test_a_consumer_without_a_row_is_named(env):
     assert {k: v for k, v in item.items() if k != "roots"} == {
         "consumer": orphan, "project_id": None, "user_id": None, "consumer_type": None,
         "generation": None, "updated_at": None}
+
+
+def metrics_app(db, tmp_path, audit_metrics=True):
+    from placer import conf as placer_conf
+    from placer import wsgi
+    from tests.helpers.api import Api
+    path = tmp_path / "placement.conf"
+    path.write_text("\n".join([
+        "[api]", "auth_strategy = noauth2", "[placement_database]", "connection = sqlite://",
+        "[placer]", "metrics_enabled = True", f"audit_metrics = {audit_metrics}"]) + "\n")
+    return Api(wsgi.create_app(placer_conf.new_config(["--config-file", str(path)]), db))
+
+
+def gauges(api) -> dict:
+    from prometheus_client.parser import text_string_to_metric_families
+    r = api.get("/metrics", headers={"Accept": "application/openmetrics-text"})
+    assert r.status_code == 200, r.text
+    assert r.text.endswith("# EOF\n")
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(r.text) for s in family.samples
+            if s.name.startswith("placement_audit")}
+
+
+@pytest.mark.usefixtures("fresh_policy")
+def test_gauges_count_what_the_route_finds(sound, tmp_path):
+    put_inventory(sound, "host-a", "VCPU", total=8, reserved=4, allocation_ratio=1.5)
+    sql(sound, t.users.insert().values(external_id="never"))
+    api = metrics_app(sound.db, tmp_path)
+    found = gauges(api)
+    body = findings(sound)
+    assert {labels[0][1]: value for (name, labels), value in found.items()
+            if name == "placement_audit_findings"} == {
+        kind: float(f["count"]) for kind, f in body.items()}
+    assert {labels: value for (name, labels), value in found.items()
+            if name == "placement_audit_over_capacity_excess"} == {
+        (("hostname", "host-a"), ("resource_provider", sound.uuid["host-a"]),
+         ("resourcetype", "VCPU")): 3.0}
+    assert found["placement_audit_findings", (("kind", "unused_users"),)] == 1.0
+    assert gauges(metrics_app(sound.db, tmp_path, audit_metrics=False)) == {}

@@ -1,6 +1,7 @@
 """GET /metrics: the Prometheus metrics (Placer's own, when ``[placer]
 metrics_enabled``): the requests' (placer.http.metrics) and, with ``[placer]
-capacity_metrics``, the capacity gauges read from the database."""
+capacity_metrics``, the capacity gauges read from the database; with
+``[placer] audit_metrics``, the audit's (db/audit.py)."""
 
 import os
 
@@ -11,6 +12,7 @@ from sqlalchemy.engine import Connection
 from placer import exceptions, policy
 from placer.candidates import service
 from placer.db import aggregates as aggregates_db
+from placer.db import audit
 from placer.db import candidates as candidates_db
 from placer.db import inventories as inventories_db
 from placer.db.engine import Database
@@ -34,9 +36,10 @@ def show_metrics(req: Request, resp: falcon.Response) -> None:
         registry = REGISTRY
     encoder, content_type = choose_encoder(req.get_header("Accept") or "")
     data = encoder(registry)
-    if conf.placer.capacity_metrics:
-        # read from the database at each scrape: one answer whichever worker serves it
-        extra = _capacity_text(conf, req.context.db).encode()
+    # read from the database at each scrape: one answer whichever worker serves it
+    extra = ((_capacity_text(conf, req.context.db) if conf.placer.capacity_metrics else "")
+             + (_audit_text(req.context.db) if conf.placer.audit_metrics else "")).encode()
+    if extra:
         end = b"# EOF\n"  # OpenMetrics ends so: the gauges go before
         data = data[:-len(end)] + extra + end if data.endswith(end) else data + extra
     resp.data = data
@@ -82,6 +85,29 @@ def _capacity_text(conf: cfg.ConfigOpts, db: Database) -> str:
         out += [f"{metric}{label}{_value(row[column])}\n"
                 for label, row in zip(labels, rows, strict=True)]
     out += [up, "openstack_placement_up 1.0\n", *_flavor_lines(conf, counts, aggregates)]
+    return "".join(out)
+
+
+def _audit_text(db: Database) -> str:
+    """What GET /audit counts per kind, and how far each over-capacity
+    provider's class is over (the first DEFAULT_LIMIT, largest first), from
+    one snapshot; nothing when the database does not answer."""
+    def read(conn: Connection) -> dict:
+        return {**audit.findings(conn, ("over_capacity",)),
+                **audit.findings(conn, audit.KINDS[1:], limit=0)}
+
+    try:
+        found = db.snapshot_read(read)
+    except exceptions.DatabaseUnavailable:
+        return ""
+    count, excess = "placement_audit_findings", "placement_audit_over_capacity_excess"
+    out = [_family(count, "What GET /audit finds, per kind (see docs/operator/audit.md)")]
+    out += [f'{count}{{kind="{kind}"}} {_value(f["count"])}\n' for kind, f in found.items()]
+    out.append(_family(excess, "How much each provider's allocations of a class exceed its "
+                               "capacity (the largest first, up to GET /audit's default limit)"))
+    out += [f'{excess}{{resource_provider="{i["resource_provider"]}",'
+            f'hostname="{_label(i["name"])}",resourcetype="{i["resource_class"]}"}} '
+            f'{_value(i["excess"])}\n' for i in found["over_capacity"]["items"]]
     return "".join(out)
 
 
