@@ -22,7 +22,6 @@ why on standard error (a bad option, the database unreachable, a Nova
 cross-check refused).
 """
 
-import importlib
 import json
 import sys
 from typing import Any
@@ -85,14 +84,17 @@ def run(conf) -> int:
     try:
         findings = db.snapshot_read(audit_db.findings, kinds, limit, idle_days)
         fixed: dict[str, list[str]] = {}
+        left_alone: dict[str, list[dict[str, str]]] = {}
         if command.cross_check_nova:
-            audit_nova = importlib.import_module("placer.cli.audit_nova")  # only with --nova
+            from placer.cli import audit_nova  # only with --nova: keystoneauth and all
+
             try:
                 nova = audit_nova.run(conf, db, command.fix)
             except audit_nova.Refused as exc:
                 return _error(f"the Nova cross-check refused: {exc}")
             findings.update(nova.findings)
             fixed.update(nova.fixed)
+            left_alone.update(getattr(nova, "left_alone", None) or {})
         if command.fix and any(f["count"] for f in findings.values()):
             fixable = [k for k in kinds if k in audit_db.FIXABLE]
             fixed.update(fix(db, findings, fixable, limit, idle_days,
@@ -107,9 +109,11 @@ def run(conf) -> int:
         body: dict[str, Any] = {"findings": findings}
         if command.fix:
             body["fixed"] = fixed
+        if left_alone:
+            body["left_alone"] = left_alone
         print(json.dumps(body, indent=1))
     else:
-        print(report(findings, fixed if command.fix else None))
+        print(report(findings, fixed if command.fix else None, left_alone))
     return exit_code(findings, fixed, audit_db.FIXABLE)
 
 
@@ -266,8 +270,10 @@ def _generic(items: list[dict]) -> tuple[list[str], Any]:
     return columns, row
 
 
-def report(findings: dict[str, dict], fixed: dict[str, list[str]] | None) -> str:
-    """The findings as a table per kind that has any, then what was fixed."""
+def report(findings: dict[str, dict], fixed: dict[str, list[str]] | None,
+           left_alone: dict[str, list[dict[str, str]]] | None = None) -> str:
+    """The findings as a table per kind that has any, then what was fixed,
+    and what the Nova fixes left alone (changed since it was read)."""
     parts = []
     for kind, found in findings.items():
         if not found["count"]:
@@ -286,4 +292,9 @@ def report(findings: dict[str, dict], fixed: dict[str, list[str]] | None) -> str
         rows = [[kind, key] for kind, ids in fixed.items() for key in ids]
         if rows:
             parts.append(_table(["Kind", "Deleted"], rows))
+    rows = [[kind, item["consumer"], item["reason"]]
+            for kind, items in (left_alone or {}).items() for item in items]
+    if rows:
+        parts.append(f"Left alone: {len(rows)}")
+        parts.append(_table(["Kind", "Consumer", "Why"], rows))
     return "\n".join(parts)

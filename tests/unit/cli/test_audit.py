@@ -312,3 +312,23 @@ def test_nova_findings_are_merged(env, monkeypatch):
     code, out, _ = _audit(env, "--nova", "--fix", "--json")
     assert code == 4 and calls[-1] is True
     assert json.loads(out)["fixed"]["orphaned"] == [ORPHAN]
+
+
+def test_nova_fix_left_alone_exits_3(env, monkeypatch):
+    def cross_check(conf, db, fix):
+        found = {"orphaned": {"count": 1, "items": [{"consumer": ORPHAN}]},
+                 "source_leftovers": {"count": 0, "items": []},
+                 "unallocated_servers": {"count": 0, "items": []}}
+        result = _nova_result(found, {"orphaned": [], "source_leftovers": []})
+        result.left_alone = {"orphaned": [{"consumer": ORPHAN,
+                                           "reason": "its generation moved"}]}
+        return result
+
+    _nova(monkeypatch, cross_check)
+    code, out, _ = _audit(env, "--nova", "--fix")
+    assert code == 3
+    assert "Left alone: 1" in out and "| orphaned | " + ORPHAN + " | its generation moved |" in out
+    code, out, _ = _audit(env, "--nova", "--fix", "--json")
+    assert code == 3
+    assert json.loads(out)["left_alone"] == {"orphaned": [{"consumer": ORPHAN,
+                                                           "reason": "its generation moved"}]}
