@@ -372,6 +372,9 @@ def test_an_old_microversion_errors_without_a_code(env):
 def test_amounts_past_64_bits(env):
     huge = 99999999999999999999
     assert found(env, "unused_users", f"limit={huge}") == {"count": 0, "items": []}
+    env.rp("spare")
+    age(env, "spare")
+    assert found(env, "idle_providers", f"limit={huge}")["count"] == 1
     assert found(env, "idle_providers", f"idle_days={huge}")["count"] == 0
 
 

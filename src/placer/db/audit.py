@@ -54,6 +54,8 @@ UNIT_RULES = ("min_unit", "max_unit", "step_size")
 # room.capacity_of). used > int(c) implies used > c, and MySQL's single-
 # precision product is within a relative 1e-7 of Python's.
 _HEADROOM = 1.0001
+# A larger limit (the API takes any) is no limit: SQL's LIMIT takes no more.
+_MAX_LIMIT = 2**31 - 1
 
 
 def findings(conn: Connection, kinds: Sequence[str] = KINDS, limit: int = DEFAULT_LIMIT,
@@ -68,6 +70,7 @@ def findings(conn: Connection, kinds: Sequence[str] = KINDS, limit: int = DEFAUL
         raise ValueError(f"unknown audit kinds: {', '.join(unknown)}")
     if limit < 0 or idle_days < 0:
         raise ValueError("limit and idle_days are 0 or more")
+    limit = min(limit, _MAX_LIMIT)
     readers: dict[str, Callable[[], Finding]] = {
         "over_capacity": lambda: _over_capacity(conn, limit),
         "unit_violations": lambda: _unit_violations(conn, limit),
