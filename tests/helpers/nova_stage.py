@@ -1,8 +1,9 @@
 """Nova's side of the ``--nova`` tests, run by the Python of a venv with the
-``nova`` package (tests/helpers/nova.py makes it): never imported by the tests.
+``nova`` package (tests/helpers/nova_api.py makes it): never imported by the tests.
 
     python nova_stage.py build DIR WORLD.json   the databases, made and seeded
-    python nova_stage.py down DIR COPY CELL...  a copy of DIR's deployment, CELLs down
+    python nova_stage.py down DIR COPY LIMIT CELL...   a copy of DIR's deployment with
+                                                 [api] max_limit LIMIT, CELLs down
     python nova_stage.py serve DIR PORT         Nova's compute API on 127.0.0.1:PORT
 
 ``build`` writes ``DIR/nova.conf`` and ``DIR/api-paste.ini``, makes the API,
@@ -23,10 +24,14 @@ groups are listed).
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+# this file's directory holds the tests' helpers, not Nova's modules
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
 
 NOVA_CONF = """\
 [DEFAULT]
@@ -71,7 +76,8 @@ def build(directory: Path, world_file: Path) -> None:
     _manage(directory, "api_db", "sync")
     _manage(directory, "cell_v2", "map_cell0", "--database_connection",
             f"sqlite:///{directory}/cell0.db")
-    cells = sorted({h["cell"] for h in world["hosts"]} | {"cell1"})
+    cells = sorted({h["cell"] for h in world["hosts"]} | {"cell1"}
+                   | {s["cell"] for s in world["servers"] if "cell" in s})
     for cell in cells:
         url = f"sqlite:///{directory}/{cell}.db"
         extra = directory / f"{cell}.conf"
@@ -83,7 +89,7 @@ def build(directory: Path, world_file: Path) -> None:
     _seed(directory, world)
 
 
-def down(source: Path, directory: Path, cells: list[str]) -> None:
+def down(source: Path, directory: Path, max_limit: int, cells: list[str]) -> None:
     """A second deployment of ``source``'s: its own API database (a copy),
     the same cell databases, but ``cells`` pointed at a database that cannot
     be opened: cells that are down."""
@@ -93,6 +99,7 @@ def down(source: Path, directory: Path, cells: list[str]) -> None:
     shutil.copy(source / "api-paste.ini", directory / "api-paste.ini")
     conf = (source / "nova.conf").read_text().replace(str(source), str(directory))
     conf = conf.replace(f"sqlite:///{directory}/cell1.db", f"sqlite:///{source}/cell1.db")
+    conf = re.sub(r"max_limit = \d+", f"max_limit = {max_limit}", conf)
     (directory / "nova.conf").write_text(conf)
     for cell in cells:
         _manage(directory, "cell_v2", "update_cell", "--cell_uuid", _cell_uuid(directory, cell),
@@ -222,7 +229,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "build":
         build(Path(sys.argv[2]), Path(sys.argv[3]))
     elif sys.argv[1] == "down":
-        down(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4:])
+        down(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]), sys.argv[5:])
     elif sys.argv[1] == "serve":
         serve(Path(sys.argv[2]), int(sys.argv[3]))
     else:
