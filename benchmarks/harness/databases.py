@@ -20,22 +20,18 @@ BACKENDS = ("sqlite", *SERVERS)
 class ThrowAwayDatabase:
     """``create()`` makes the database and returns its URL (kept in ``url``),
     ``drop()`` removes it; or ``with ThrowAwayDatabase(backend) as url:``.
-
     ``server``: the server's URL (default: ``SERVERS``); ``directory``: where
     the SQLite file goes (default: a temporary directory, removed by
     ``drop``); ``prefix``: of the database's name, which ends in random hex
     digits. ``create`` raises sqlalchemy.exc.OperationalError when the
-    server cannot be reached.
-    """
+    server cannot be reached."""
 
     def __init__(self, backend: str, server: str | None = None, directory=None,
                  prefix: str = "placer_bench"):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}")
         self.backend, self.server = backend, server or SERVERS.get(backend)
-        self.directory = directory
-        self.name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-        self.url = ""
+        self.directory, self.name, self.url = directory, f"{prefix}_{uuid.uuid4().hex[:12]}", ""
         self._admin: Engine | None = None
         self._tmp: tempfile.TemporaryDirectory | None = None
 
@@ -61,13 +57,12 @@ class ThrowAwayDatabase:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
-        if self._admin is None:
-            return
-        with self._admin.connect() as conn:
-            force = " WITH (FORCE)" if self.backend == "postgresql" else ""
-            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}{force}")
-        self._admin.dispose()
-        self._admin = None
+        if self._admin is not None:
+            with self._admin.connect() as conn:
+                force = " WITH (FORCE)" if self.backend == "postgresql" else ""
+                conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {self.name}{force}")
+            self._admin.dispose()
+            self._admin = None
 
     def __enter__(self) -> str:
         return self.create()

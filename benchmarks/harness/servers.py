@@ -22,11 +22,9 @@ TIMEOUT = 600  # seconds a worker may spend on one request (gunicorn's default: 
 def conf_text(sections: dict[str, dict]) -> str:
     """A placement.conf: {group: {option: value}}; a list is a multi-valued
     option (one line per value), a bool is written in lower case."""
-    def value(v) -> str:
-        return str(v).lower() if isinstance(v, bool) else str(v)
     return "\n".join(f"[{group}]\n" + "".join(
-        f"{key} = {value(item)}\n" for key, v in options.items()
-        for item in (v if isinstance(v, list) else [v]))
+        f"{key} = {str(item).lower() if isinstance(item, bool) else item}\n"
+        for key, v in options.items() for item in (v if isinstance(v, list) else [v]))
         for group, options in sections.items() if options)
 
 
@@ -41,12 +39,6 @@ def stop_process(proc: subprocess.Popen, timeout: float = 20) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)  # our own process group only
     proc.wait()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -66,27 +58,32 @@ class Server:
         self._tmp = tempfile.TemporaryDirectory(prefix="placer-bench-")
         tmp = Path(self._tmp.name)
         connection = self.connection or f"sqlite:///{tmp / 'placement.sqlite'}"
-        if self.reference:
-            connection = reference_connection(connection, self.reference)
         (tmp / "placement.conf").write_text(conf_text({
             "api": {"auth_strategy": "noauth2"},
             # the reference is served on a database made by Placer's migrations
-            "placement_database": {"connection": connection, "sync_on_startup": not self.reference},
+            "placement_database": {"connection": reference_connection(connection, self.reference)
+                                   if self.reference else connection,
+                                   "sync_on_startup": not self.reference},
             "placement": self.placement, "placer": self.placer}))
-        port = free_port()
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
         serve = ["--bind", f"127.0.0.1:{port}", "--workers", str(self.workers),
                  "--timeout", str(TIMEOUT)]
-        # PYTHONPATH, if set here, may lead to Placer's own ``placement``
-        # package: the reference imports only its venv's
-        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH" or not self.reference},
-               "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
         if self.reference:
-            command = [_gunicorn(Path(self.reference) / "bin"), *serve,
-                       "placement.wsgi.api:application"]
+            # PYTHONPATH, if set here, may lead to Placer's own ``placement``
+            # package: the reference imports only its venv's
+            env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+                   "OS_PLACEMENT_CONFIG_DIR": str(tmp)}
+            command = [_found(Path(self.reference) / "bin" / "gunicorn", "pip install gunicorn "
+                              "(and openstack-placement, for the reference) there"),
+                       *serve, "placement.wsgi.api:application"]
         else:
-            command = [_placement_api(), "--config-file", str(tmp / "placement.conf"), *serve]
-            env = None
+            env, beside = None, Path(sys.executable).parent / "placement-api"
+            command = [_found(beside if beside.exists() else shutil.which("placement-api"),
+                              "install Placer (pip install -e .)"),
+                       "--config-file", str(tmp / "placement.conf"), *serve]
         self._log = open(tmp / "server.log", "wb")  # closed in __exit__
         # its own process group: __exit__ ends the workers too
         self.proc = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
@@ -134,10 +131,8 @@ class Proc:
         self.pid = pid
 
     def pids(self) -> list[int]:
-        children = []
-        for task in Path(f"/proc/{self.pid}/task").iterdir():
-            children += [int(c) for c in (task / "children").read_text().split()]
-        return children or [self.pid]
+        return [int(c) for task in Path(f"/proc/{self.pid}/task").iterdir()
+                for c in (task / "children").read_text().split()] or [self.pid]
 
     def reset(self) -> float:
         """Start a new peak; returns the current RSS in MiB."""
@@ -147,11 +142,10 @@ class Proc:
 
     def read(self, field: str = "VmHWM") -> float:
         """Largest value of ``field`` over the workers, in MiB."""
-        def kib(pid: int) -> int:
-            line = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                        if line.startswith(field + ":"))
-            return int(line.split()[1])
-        return max(kib(pid) for pid in self.pids()) / 1024
+        lines = [line for pid in self.pids()
+                 for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                 if line.startswith(field + ":")]
+        return max(int(line.split()[1]) for line in lines) / 1024  # kB
 
     def cpu_seconds(self) -> float:
         """User + system CPU time of the workers so far."""
@@ -166,30 +160,18 @@ def reference_connection(url: str, venv: str) -> str:
     """The database URL for the reference: its virtualenv has psycopg2 (the
     usual one), not always psycopg 3, which Placer's URL names."""
     parsed = sa.make_url(url)
-    if parsed.drivername == "postgresql+psycopg" and has_module(venv, "psycopg2"):
-        return parsed.set(drivername="postgresql+psycopg2").render_as_string(
-            hide_password=False)
-    return url
-
-
-def has_module(venv: str, module: str) -> bool:
+    if parsed.drivername != "postgresql+psycopg":
+        return url
     try:
-        return subprocess.run([str(Path(venv) / "bin" / "python"), "-c", f"import {module}"],
-                              capture_output=True, timeout=60).returncode == 0
+        found = subprocess.run([str(Path(venv) / "bin" / "python"), "-c", "import psycopg2"],
+                               capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
-        return False
+        found = False
+    return parsed.set(drivername="postgresql+psycopg2").render_as_string(
+        hide_password=False) if found else url
 
 
-def _placement_api() -> str:
-    beside = Path(sys.executable).parent / "placement-api"
-    found = str(beside) if beside.exists() else shutil.which("placement-api")
-    if not found:
-        raise RuntimeError("placement-api not found: install Placer (pip install -e .)")
-    return found
-
-
-def _gunicorn(bin_dir: Path) -> str:
-    if not (bin_dir / "gunicorn").exists():
-        raise RuntimeError(f"{bin_dir / 'gunicorn'} not found: pip install gunicorn "
-                           "(and openstack-placement, for the reference) there")
-    return str(bin_dir / "gunicorn")
+def _found(path, hint: str) -> str:
+    if not path or not Path(path).exists():
+        raise RuntimeError(f"{path or 'placement-api'} not found: {hint}")
+    return str(path)

@@ -7,37 +7,20 @@ is an error. Nothing here imports a scenario: the files are the interface.
 
 import json
 import shlex
-import tomllib
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.report import plots, production
-from benchmarks.report.text import (
-    BACKENDS,
-    REFERENCE_RATIO,
-    cell,
-    head,
-    number,
-    ratio_text,
-    row,
-    size_text,
-    times_text,
-    workers,
-)
+from benchmarks.report import plots, production, text
+from benchmarks.report.text import TEXTS, cell, head, number, ratio_text, row, size_text
 
 PAGE = "index.md"
-COMMENT = ("% Written by `python -m benchmarks report` from the results files named "
-           "below: regenerate it, do not edit it.")
-TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text())
-
 # (key, title, digits) of the query tables' columns; "reference" columns are the reference's
 PLACER_COLUMNS = (("candidates", "candidates", None), ("size_kb", "KiB", 0),
                   ("median_ms", "median ms", 1), ("p90_ms", "p90 ms", 1),
                   ("cpu_ms", "CPU ms", 1), ("rss_peak_mb", "peak RSS MiB", 0))
-REFERENCE_COLUMNS = (("median_ms", "reference median ms", 1), ("p90_ms", "reference p90 ms", 1),
-                     ("cpu_ms", "reference CPU ms", 1),
-                     ("rss_peak_mb", "reference peak RSS MiB", 0))
+REFERENCE_COLUMNS = tuple((key, f"reference {title}", digits)
+                          for key, title, digits in PLACER_COLUMNS[2:])
 FILL_COLUMNS = ("order", "std dev of RAM use", "fullest host", "empty hosts (most possible)",
                 "fit largest", "placed before failure", "RAM used at failure", "failed boot",
                 "conflicts per placed", "candidates ms", "claim ms", "delete ms")
@@ -57,9 +40,8 @@ class Run:
     @property
     def kind(self) -> str:
         """The benchmark; a scale run in a [placer] candidate_order is "order"."""
-        if self.data["benchmark"] == "scale" and order_of(self):
-            return "order"
-        return self.data["benchmark"]
+        return "order" if self.data["benchmark"] == "scale" and order_of(self) else (
+            self.data["benchmark"])
 
     def rows(self) -> list[dict]:
         """The results, each with ``run``; scenarios' with ``group``."""
@@ -106,10 +88,9 @@ def load(paths: list[str]) -> list[Run]:
     runs = []
     for n, path in enumerate(paths, 1):
         with open(path) as f:
-            data = json.load(f)
-        if not isinstance(data, dict) or "results" not in data:
+            runs.append(Run(n, path, json.load(f)))
+        if not isinstance(runs[-1].data, dict) or "results" not in runs[-1].data:
             raise ReportError(f"{path}: not a results file of python -m benchmarks")
-        runs.append(Run(n, path, data))
     return runs
 
 
@@ -131,17 +112,16 @@ def pairs(rows: list[dict], key) -> dict[object, list[Pair]]:
 
 def table(group_pairs: list[Pair], with_reference: bool) -> list[str]:
     """Columns not named "reference" are Placer's."""
-    names = ["query", *(title if not with_reference or key == "candidates" else
-                        f"Placer {title}" for key, title, _ in PLACER_COLUMNS)]
-    if with_reference:
-        names += [title for _, title, _ in REFERENCE_COLUMNS] + ["Placer/reference"]
-    lines = head(*names, "target", "notes")
+    columns = PLACER_COLUMNS + (REFERENCE_COLUMNS if with_reference else ())
+    lines = head("query", *(title if not with_reference or key == "candidates" else
+                            f"Placer {title}" for key, title, _ in PLACER_COLUMNS),
+                 *(title for _, title, _ in columns[len(PLACER_COLUMNS):]),
+                 *(["Placer/reference"] if with_reference else []), "target", "notes")
     for pair in group_pairs:
         p, r = pair.placer or {}, pair.reference or {}
-        cells = [cell(pair.query), *(number(p.get(k), d) for k, _, d in PLACER_COLUMNS)]
-        if with_reference:
-            cells += [number(r.get(k), d) for k, _, d in REFERENCE_COLUMNS]
-            cells.append(ratio_text(pair.ratio))
+        cells = [number((p if n < len(PLACER_COLUMNS) else r).get(key), digits)
+                 for n, (key, _, digits) in enumerate(columns)]
+        cells += [ratio_text(pair.ratio)] if with_reference else []
         target = p.get("target_ms")
         cells.append(f"under {target:g} ms: {p.get('result', '')}" if target else "")
         notes = [p.get("note"), "" if p else "not run on Placer",
@@ -149,29 +129,33 @@ def table(group_pairs: list[Pair], with_reference: bool) -> list[str]:
         if None not in (p.get("candidates"), r.get("candidates")) and (
                 r["candidates"] != p["candidates"]):
             notes.append(f"reference: {r['candidates']} candidates")
-        lines.append(row(*cells, cell("; ".join(filter(None, notes)))))
+        lines.append(row(cell(pair.query), *cells, cell("; ".join(filter(None, notes)))))
     return lines
 
 
 def requests_table(rows: list[tuple[str, str]]) -> list[str]:
     """(query, path) rows; paths shown decoded (``:`` and ``,`` plain)."""
-    lines = head("query", "request")
-    for query, path in rows:
-        shown = urllib.parse.unquote(path if " " in path else "GET " + path)
-        lines += [row(cell(query), f"`{shown.replace('|', '%7C')}`")] if path else []
-    return lines
+    return head("query", "request") + [
+        row(cell(query), "`" + urllib.parse.unquote(path if " " in path else "GET " + path)
+            .replace("|", "%7C") + "`") for query, path in rows if path]
 
 
 def settings(runs: list[Run], *parts) -> list[str]:
     """"Settings: run 1: ...; run 2: ...": each part a function of a run's
     data, giving its text or nothing."""
-    texts = [", ".join(filter(None, (part(run.data) for part in parts))) for run in runs]
-    return ["Settings: " + "; ".join(f"run {run.number}: {text}"
-                                     for run, text in zip(runs, texts, strict=True)) + ".", ""]
+    return ["Settings: " + "; ".join(
+        f"run {run.number}: " + ", ".join(filter(None, (part(run.data) for part in parts)))
+        for run in runs) + ".", ""]
 
 
 def _reference_repeat(d: dict) -> str:
     return d.get("reference_repeat") and f"reference `--reference-repeat {d['reference_repeat']}`"
+
+
+def _timed(runs: list[Run], *parts) -> list[str]:
+    """The settings of runs of timed queries."""
+    return settings(runs, *parts, lambda d: f"`--repeat {d['repeat']}`",
+                    lambda d: text.workers(d.get("workers")), _reference_repeat)
 
 
 def where_when(runs: list[Run]) -> str:
@@ -182,8 +166,8 @@ def where_when(runs: list[Run]) -> str:
 
 
 def _backends(runs: list[Run]) -> list[str]:
-    return sorted({BACKENDS.get(b, b) for b in (run.data.get("backend", "sqlite")
-                                                for run in runs)})
+    return sorted({text.BACKENDS.get(b, b) for b in (run.data.get("backend", "sqlite")
+                                                     for run in runs)})
 
 
 # -- the sections, in the page's order ----------------------------------------------
@@ -205,19 +189,13 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
     for note in notes:  # what the files cannot know, such as other load on the machine
         lines += [note, ""]
     for m in sorted({json.dumps(r.data.get("machine"), sort_keys=True) for r in runs}):
-        m = json.loads(m)
-        lines += [f"Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory_gib')} "
-                  f"GiB of memory, {m.get('os')} (Linux {m.get('kernel')}, {m.get('arch')})."
-                  if m else "Machine: not recorded in the results file.", ""]
+        lines += [text.prose("machine", **json.loads(m)) if m != "null" else
+                  TEXTS["no_machine"], ""]
     for run in runs:
         d, soft, ref = run.data, run.data.get("software") or {}, run.data.get("reference")
-        line = (f"Run {run.number} (`{cell(run.path)}`): Placer with Python "
-                f"{soft.get('python', '?')}, SQLite {soft.get('sqlite', '?')}, SQLAlchemy "
-                f"{soft.get('sqlalchemy', '?')}")
-        if ref:
-            line += (f"; the reference, openstack-placement {ref.get('openstack-placement')} "
-                     f"with gunicorn {ref.get('gunicorn')}, Python {ref.get('python')}, "
-                     f"SQLite {ref.get('sqlite')}, SQLAlchemy {ref.get('SQLAlchemy')}")
+        line = text.prose("run_software", number=run.number, path=cell(run.path),
+                         **{"python": "?", "sqlite": "?", "sqlalchemy": "?", **soft})
+        line += text.prose("run_reference", **ref) if ref else ""
         if d.get("database_version"):
             line += f"; the database server: {d['database_version']}"
         lines += [line + ".", ""]
@@ -225,21 +203,17 @@ def _runs_section(runs: list[Run], argv: list[str], notes: list[str]) -> list[st
                   "load average before / after")
     for run in runs:
         d = run.data
-        commit = d.get("commit") or "not recorded"
+        commit, changed = d.get("commit") or "not recorded", d.get("changed_files")
         if d.get("commit") and d.get("dirty"):
-            changed = d.get("changed_files")
-            commit += (" with uncommitted changes" if not changed else
-                       " with uncommitted changes to " + ", ".join(f"`{f}`" for f in changed))
+            commit += " with uncommitted changes" + (
+                " to " + ", ".join(f"`{f}`" for f in changed) if changed else "")
         load = " / ".join(", ".join(f"{x:.2f}" for x in d[k]) for k in
                           ("load_average", "load_average_after") if d.get(k))
         lines.append(row(str(run.number), d["benchmark"], d.get("date", "not recorded"),
                          d.get("finished", ""), commit, load))
-    lines += ["", "The commands, from the repository's root with Placer installed "
-              "(`pip install -e .[benchmarks]`), the reference in the virtualenv named by "
-              "`--reference`:", "", "```sh"]
-    lines += [run.data.get("command") or f"# run {run.number}: command not recorded"
-              for run in runs]
-    return lines + ["python -m benchmarks report " + shlex.join(argv), "```", ""]
+    return lines + ["", TEXTS["commands"], "", "```sh", *(
+        run.data.get("command") or f"# run {run.number}: command not recorded" for run in runs),
+        "python -m benchmarks report " + shlex.join(argv), "```", ""]
 
 
 def _scale_section(runs: list[Run], out: Out) -> list[str]:
@@ -250,25 +224,19 @@ def _scale_section(runs: list[Run], out: Out) -> list[str]:
         sizes = sorted(by_size)
         with_ref = [s for s in sizes if any(p.reference for p in by_size[s])]
         lines += [f"## Scale: {shape} shape, {', '.join(_backends(runs))}", "",
-                  TEXTS["scale_intro"]]
-        if shape == "nested":
-            lines += ["In the nested shape a tree is a root with DISK_GB and two NUMA "
-                      "children with VCPU and MEMORY_MB: N providers are N/3 trees.", ""]
-        lines += settings(runs, lambda d: "sizes " + ", ".join(map(size_text, d["sizes"])),
-                          lambda d: f"`--repeat {d['repeat']}`",
-                          lambda d: workers(d.get("workers")), _reference_repeat)
-        if with_ref != sizes:
-            missing = [size_text(s) for s in sizes if s not in with_ref]
-            lines += [f"**The reference was not run at {', '.join(missing)} providers**: "
-                      "no reference numbers exist for "
-                      f"{'that size' if len(missing) == 1 else 'those sizes'}.", ""]
-        dbs = [db for run in runs for db in run.data.get("databases", [])
-               if db.get("shape") == shape]
+                  TEXTS["scale_intro"], *([TEXTS["scale_nested"], ""] if shape == "nested"
+                                          else [])]
+        lines += _timed(runs, lambda d: "sizes " + ", ".join(map(size_text, d["sizes"])))
+        if missing := [size_text(s) for s in sizes if s not in with_ref]:
+            lines += [TEXTS["scale_no_reference"].format(sizes=", ".join(missing), which=(
+                "that size" if len(missing) == 1 else "those sizes")), ""]
+        dbs = sorted((db for run in runs for db in run.data.get("databases", [])
+                      if db.get("shape") == shape), key=lambda db: db["size"])
         if dbs:
             lines += head("providers", "trees", "consumers", "allocations", "generated in s")
             lines += [row(*(size_text(db[k]) for k in ("providers", "roots", "consumers",
                                                        "allocations")), str(db["seconds"]))
-                      for db in sorted(dbs, key=lambda db: db["size"])] + [""]
+                      for db in dbs] + [""]
         lines += _scale_summary(by_size)
         title = f"scale ({shape}), {where_when(runs)}"
         latency = out.plot(f"scale-{shape}-latency", plots.plot_by_size,
@@ -277,9 +245,7 @@ def _scale_section(runs: list[Run], out: Out) -> list[str]:
         memory = out.plot(f"scale-{shape}-memory", plots.plot_by_size,
                           f"Peak worker RSS, {title}", "peak RSS, MiB", "rss_peak_mb", False,
                           by_size)
-        lines += ["### Latency", "",
-                  f"![Median latency of each request against the number of providers, "
-                  f"Placer and the reference, log-log]({latency})", ""]
+        lines += ["### Latency", "", f"![{TEXTS['scale_latency_alt']}]({latency})", ""]
         if with_ref:
             ratio = out.plot(f"scale-{shape}-ratio", plots.plot_ratios,
                              f"Placer / reference, {title}",
@@ -287,20 +253,16 @@ def _scale_section(runs: list[Run], out: Out) -> list[str]:
                                                             for p in by_size[s]]
                               for s in with_ref})
             lines += ["### Placer against the reference", "",
-                      f"![Placer/reference median latency per request at each size]({ratio})",
-                      ""]
-        lines += ["### Memory", "", f"![Peak RSS of the server worker per request against "
-                  f"the number of providers]({memory})", ""]
+                      f"![{TEXTS['scale_ratio_alt']}]({ratio})", ""]
+        lines += ["### Memory", "", f"![{TEXTS['scale_memory_alt']}]({memory})", ""]
         for size in sizes:
-            lines += [f"### {size_text(size)} providers ({shape})", ""]
-            if size not in with_ref and with_ref:
-                lines += ["The reference was not run at this size.", ""]
-            lines += table(by_size[size], size in with_ref) + [""]
-        lines += [f"### Requests ({shape})", "",
-                  f"As sent at {size_text(sizes[-1])} providers (claims and provider usages "
-                  "change provider and consumer at each run; the last one is shown):", ""]
-        lines += requests_table([(p.query, (p.placer or p.reference or {}).get("path", ""))
-                                 for p in by_size[sizes[-1]]]) + [""]
+            lines += [f"### {size_text(size)} providers ({shape})", "", *(
+                ["The reference was not run at this size.", ""] if size not in with_ref
+                and with_ref else []), *table(by_size[size], size in with_ref), ""]
+        lines += [f"### Requests ({shape})", "", TEXTS["scale_requests"].format(
+            size=size_text(sizes[-1])), "", *requests_table([
+                (p.query, (p.placer or p.reference or {}).get("path", ""))
+                for p in by_size[sizes[-1]]]), ""]
     return lines
 
 
@@ -312,14 +274,14 @@ def _scale_summary(by_size: dict[int, list[Pair]]) -> list[str]:
     for size in sorted({sizes[-1], *ref_sizes[-1:]}, reverse=True):
         items = []
         for p in (p for p in by_size[size] if "limit=" in p.query):
-            text = f"`{p.query}`: Placer {number(p.placer and p.placer.get('median_ms'), 1)} ms"
+            line = f"- `{p.query}`: Placer {number(p.placer and p.placer.get('median_ms'), 1)} ms"
             if p.reference and p.reference.get("median_ms") is not None:
-                text += (f", reference {number(p.reference['median_ms'], 1)} ms "
+                line += (f", reference {number(p.reference['median_ms'], 1)} ms "
                          f"(Placer/reference {ratio_text(p.ratio)}, "
-                         f"{times_text(1 / p.ratio if p.ratio else None)} faster)")
+                         f"{text.times_text(1 / p.ratio if p.ratio else None)} faster)")
             elif p.reference:
-                text += f", reference: {cell(p.reference.get('note') or 'no time')}"
-            items.append(f"- {text}")
+                line += f", reference: {cell(p.reference.get('note') or 'no time')}"
+            items.append(line)
         if items:
             lines += [f"Limited requests at {size_text(size)} providers (median latency):", "",
                       *items, ""]
@@ -329,10 +291,8 @@ def _scale_summary(by_size: dict[int, list[Pair]]) -> list[str]:
 def _scenarios_section(runs: list[Run], out: Out) -> list[str]:
     grouped = pairs([r for run in runs for r in run.rows()], lambda r: r["group"])
     described = {k: v for run in runs for k, v in (run.data.get("scenarios") or {}).items()}
-    lines = [f"## Scenarios: {', '.join(grouped)}", "", TEXTS["scenarios_intro"]]
-    lines += settings(runs, lambda d: f"microversion {d['version']}",
-                      lambda d: f"`--repeat {d['repeat']}`",
-                      lambda d: workers(d.get("workers")), _reference_repeat)
+    lines = [f"## Scenarios: {', '.join(grouped)}", "", TEXTS["scenarios_intro"],
+             *_timed(runs, lambda d: f"microversion {d['version']}")]
     compared = {g: [p for p in ps if p.reference] for g, ps in grouped.items()}
     compared = {g: ps for g, ps in compared.items() if ps}
     if compared:
@@ -344,61 +304,55 @@ def _scenarios_section(runs: list[Run], out: Out) -> list[str]:
                   f"![Placer/reference median latency of each limited query]({ratio})", ""]
     for group, group_pairs in grouped.items():
         lines += [f"### {group}", ""]
-        if group in described:
-            info = described[group]
+        if info := described.get(group):
             desc = (info.get("description") or "").strip().rstrip(".")
             lines += [f"{cell(desc)}: {size_text(info['providers'])} providers, "
                       f"{size_text(info['consumers'])} consumers.", ""]
         lines += table(group_pairs, group in compared) + [""]
-    lines += ["### Requests (scenarios)", "", "Aggregate uuids are generated anew for each run.",
-              ""]
-    return lines + requests_table([
-        (f"{g}: {p.query}", (p.placer or p.reference or {}).get("path", ""))
-        for g, ps in grouped.items() for p in ps]) + [""]
+    return lines + ["### Requests (scenarios)", "", TEXTS["scenarios_requests"], "",
+                    *requests_table([(f"{g}: {p.query}", (p.placer or p.reference or {})
+                                      .get("path", "")) for g, ps in grouped.items()
+                                     for p in ps]), ""]
 
 
 def _scenarios_summary(compared: dict[str, list[Pair]]) -> str:
     timed = [(g, p) for g, ps in compared.items() for p in ps]
     both = [(g, p) for g, p in timed if p.ratio is not None]
-    passed = [(g, p) for g, p in both if p.ratio <= REFERENCE_RATIO]
-    text = (f"Limited queries timed on both servers: {len(both)}; Placer/reference at most "
-            f"{REFERENCE_RATIO} ({1 / REFERENCE_RATIO:.0f}x faster or more) in {len(passed)} "
-            "of them.")
+    goal = text.REFERENCE_RATIO
+    line = text.prose("scenarios_summary", both=len(both), goal=goal, times=f"{1 / goal:.0f}",
+                     passed=sum(p.ratio <= goal for _, p in both))
     if both:
-        low = min(both, key=lambda gp: gp[1].ratio)
-        high = max(both, key=lambda gp: gp[1].ratio)
-        text += (f" From {ratio_text(low[1].ratio)} ({low[0]} `{low[1].query}`) to "
-                 f"{ratio_text(high[1].ratio)} ({high[0]} `{high[1].query}`).")
-    missed = [f"{g} `{p.query}` ({ratio_text(p.ratio)})" for g, p in both
-              if p.ratio > REFERENCE_RATIO]
-    if missed:
-        text += " Above it: " + ", ".join(missed) + "."
-    failed = [f"{g} `{p.query}` ({cell(p.reference.get('note') or 'no time')})"
-              for g, p in timed if p.ratio is None]
-    return text + (" Without a reference time: " + "; ".join(failed) + "." if failed else "")
+        (low_group, low), (high_group, high) = (f(both, key=lambda gp: gp[1].ratio)
+                                                for f in (min, max))
+        line += (f" From {ratio_text(low.ratio)} ({low_group} `{low.query}`) to "
+                 f"{ratio_text(high.ratio)} ({high_group} `{high.query}`).")
+    if missed := [f"{g} `{p.query}` ({ratio_text(p.ratio)})" for g, p in both if p.ratio > goal]:
+        line += " Above it: " + ", ".join(missed) + "."
+    if failed := [f"{g} `{p.query}` ({cell(p.reference.get('note') or 'no time')})"
+                  for g, p in timed if p.ratio is None]:
+        line += " Without a reference time: " + "; ".join(failed) + "."
+    return line
 
 
 def _order_section(runs: list[Run], out: Out) -> list[str]:
     series: dict[tuple[str, str], dict[int, dict[str, dict]]] = {}
     for run in runs:
-        label = (BACKENDS.get(run.data.get("backend", "sqlite"), run.data.get("backend")),
-                 order_of(run))
+        backend = run.data.get("backend", "sqlite")
         for r in run.rows():
             if r["server"] == "placer":
-                series.setdefault(label, {}).setdefault(r["size"], {})[r["query"]] = r
+                series.setdefault((text.BACKENDS.get(backend, backend), order_of(run)), {}
+                                  ).setdefault(r["size"], {})[r["query"]] = r
     queries = list(dict.fromkeys(q for sizes in series.values() for rows in sizes.values()
                                  for q in rows))
     lines = ["## Candidate order: what it costs", "", TEXTS["order_intro"], "",
              *head("backend", "order", "providers", *queries)]
-    for (backend, label), sizes in series.items():
-        for size in sorted(sizes):
-            lines.append(row(backend, label, size_text(size), *(
-                "" if (r := sizes[size].get(q)) is None else
-                f"{number(r['median_ms'], 1)} ({number(r.get('cpu_ms'), 0)})" for q in queries)))
+    lines += [row(backend, label, size_text(size), *(
+        "" if (r := sizes[size].get(q)) is None else
+        f"{number(r['median_ms'], 1)} ({number(r.get('cpu_ms'), 0)})" for q in queries))
+        for (backend, label), sizes in series.items() for size in sorted(sizes)]
     plot = out.plot("order-latency", plots.plot_orders,
                     f"limit=1000 by candidate order and backend, {where_when(runs)}", series)
-    return lines + ["", f"![limit=1000 median latency against the number of providers, per "
-                    f"order and backend]({plot})", ""]
+    return lines + ["", f"![{TEXTS['order_alt']}]({plot})", ""]
 
 
 def fill_rows(runs: list[Run]) -> dict[str, list[dict]]:
@@ -422,14 +376,13 @@ def _fill_label(r: dict) -> str:
     label = r["shape"]
     if r.get("cloud", "identical") != "identical":
         label += f", {r['cloud']}"
-    schedulers = r.get("schedulers", SCHEDULERS)
-    if schedulers != SCHEDULERS:
+    if (schedulers := r.get("schedulers", SCHEDULERS)) != SCHEDULERS:
         label += f", {schedulers} scheduler{'s' if schedulers > 1 else ''}"
     return label
 
 
 def _fill_cells(r: dict) -> list[str]:
-    half, failure = r["half"], r.get("first_failure")
+    half, failure = r["half"], r.get("first_failure") or {}
     times = [r["latency"].get(kind) or {} for kind in ("candidates", "claim", "delete")]
     return [cell(r["order"]), number(half["std_ram_use"], 3), f"{half['max_ram_use']:.0%}",
             str(half["empty_hosts"]) + (f" ({half['empty_most']})" if "empty_most" in half
@@ -451,29 +404,22 @@ def _fill_section(runs: list[Run], out: Out) -> list[str]:
         schedulers=first.get("schedulers"), delete=first.get("delete_fraction", 0),
         limit=first.get("limit"), version=first.get("version"),
         flavors=flavors or "not recorded", largest=first.get("largest"),
-        workers=workers(first.get("workers")))]
+        workers=text.workers(first.get("workers")))]
     lines += settings(runs, lambda d: f"{size_text(d['hosts'])} hosts",
                       lambda d: f"`--limit {d['limit']}`",
                       lambda d: f"at most {size_text(d['max_boots'])} boots per order",
                       lambda d: f"seed {d['seed']}", lambda d: f"{d['schedulers']} schedulers",
-                      lambda d: workers(d.get("workers")))
+                      lambda d: text.workers(d.get("workers")))
     if any(not run.data.get("candidate_order_known", True) for run in runs):
-        lines += ["**The Placer measured had no `[placer] candidate_order` option**: it "
-                  "ignored the option, so its spread and pack orders were served in id "
-                  "order, like its id order.", ""]
-    host = first.get("host") or {}
-    if host:
-        lines += [f"Each host: {_inventory_text(host.get('flat', {}))}; nested, the root "
-                  f"holds the DISK_GB and two NUMA children each "
-                  f"{_inventory_text(host.get('numa_node', {}))}.", ""]
+        lines += [TEXTS["fill_no_order"], ""]
+    if host := first.get("host"):
+        lines += [TEXTS["fill_host"].format(flat=_inventory_text(host.get("flat", {})),
+                                            numa=_inventory_text(host.get("numa_node", {}))), ""]
     for run in runs:
-        generations = run.data.get("generations") or []
-        if len(generations) > 1:
-            lines += [f"Run {run.number}, `--cloud {run.data.get('cloud')}`: a third of the "
-                      f"hosts each, the oldest enrolled first (lowest ids): " + "; ".join(
-                          _inventory_text(g["flat"]) for g in generations)
-                      + " (nested: two NUMA children with half the VCPU and MEMORY_MB each).",
-                      ""]
+        if len(generations := run.data.get("generations") or []) > 1:
+            lines += [TEXTS["fill_generations"].format(
+                run=run.number, cloud=run.data.get("cloud"),
+                generations="; ".join(_inventory_text(g["flat"]) for g in generations)), ""]
     checks: dict[str, list[dict]] = {}  # label -> its checks
     for run in runs:
         for c in run.data.get("checks", []):
@@ -481,31 +427,28 @@ def _fill_section(runs: list[Run], out: Out) -> list[str]:
             checks.setdefault(label, []).append(c)
     for label, rows in fill_rows(runs).items():
         mine = [run for run in runs if any(r["run"] == run.number for r in rows)]
-        lines += [f"### Fill, {label} "
-                  f"({', '.join(size_text(h) for h in sorted({r.data['hosts'] for r in mine}))}"
-                  " hosts)", "", *head(*FILL_COLUMNS)]
-        lines += [row(*_fill_cells(r)) for r in rows] + [""]
-        if label in checks:
-            lines += [f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
-                      for c in checks[label]] + [""]
+        hosts = ", ".join(size_text(h) for h in sorted({r.data["hosts"] for r in mine}))
+        lines += [f"### Fill, {label} ({hosts} hosts)", "", *head(*FILL_COLUMNS),
+                  *(row(*_fill_cells(r)) for r in rows), "",
+                  *(f"- {c['result']}: {cell(c['check'])} ({cell(c['detail'])})"
+                    for c in checks.get(label, [])), *([""] if label in checks else [])]
         stem, when = "fill-" + label.replace(", ", "-").replace(" ", "-"), where_when(mine)
         bars = out.plot(f"{stem}-half", plots.plot_fill_bars,
                         f"At half full, {label}, {when}", rows, first.get("largest", "largest"))
         use = out.plot(f"{stem}-ram-use", plots.plot_fill_use,
                        f"Host RAM use at half full, {label}, {when}", rows)
-        lines += [f"![At half full, per order: standard deviation of the hosts' RAM use, "
-                  f"empty hosts, hosts fitting the largest flavor]({bars})", "",
-                  f"![The hosts' RAM use at half full, fullest first, per order]({use})", ""]
+        lines += [f"![{TEXTS['fill_bars_alt']}]({bars})", "", f"![{TEXTS['fill_use_alt']}]({use})",
+                  ""]
     return lines
 
 
 def _inventory_text(inventories: dict) -> str:
     parts = []
     for rc, inv in inventories.items():
-        extra = [f"reserved {inv['reserved']}" if inv.get("reserved") else "",
-                 f"allocation ratio {inv['allocation_ratio']:g}"
-                 if inv.get("allocation_ratio", 1.0) != 1.0 else ""]
-        extra = ", ".join(filter(None, extra))
+        extra = ", ".join(filter(None, [
+            f"reserved {inv['reserved']}" if inv.get("reserved") else "",
+            f"allocation ratio {inv['allocation_ratio']:g}"
+            if inv.get("allocation_ratio", 1.0) != 1.0 else ""]))
         parts.append(f"{rc} {inv['total']}" + (f" ({extra})" if extra else ""))
     return ", ".join(parts)
 
@@ -530,11 +473,8 @@ def _capacity_section(runs: list[Run], out: Out) -> list[str]:
                 " / ".join(r.get("result", "-") for r in found)))
         lines.append("")
         if d.get("tools"):
-            lines += ["What today's tools ask for the same answers, against the same "
-                      "database, one request after another as they send them (seconds for "
-                      "one scrape):", "", *head("server", "providers",
-                                                "openstack-exporter (requests)",
-                                                "os-capacity, 20 flavors")]
+            lines += [TEXTS["capacity_tools"], "", *head(
+                "server", "providers", "openstack-exporter (requests)", "os-capacity, 20 flavors")]
             lines += [row(t["server"], size_text(t["size"]),
                           f"{number(t['exporter 1+2N requests'], 1)} "
                           f"({t['exporter requests']:,})",
@@ -553,16 +493,16 @@ def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",
     runs = load(paths)
     out_dir.mkdir(parents=True, exist_ok=True)
     out = Out(out_dir, fmt)
-    body = [COMMENT, "", "# Benchmark results", "",
-            TEXTS["intro"].format(ratio=REFERENCE_RATIO), ""]
+    body = [TEXTS["comment"], "", "# Benchmark results", "",
+            TEXTS["intro"].format(ratio=text.REFERENCE_RATIO), ""]
     for kind, section in SECTIONS.items():
         mine = [run for run in runs if run.kind == kind]
         if section is None:
             body += _runs_section(runs, argv, notes or [])
         elif mine:
             body += section(mine, out)
-    text = "\n".join(body).rstrip() + "\n"
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    (out_dir / PAGE).write_text(text)
+    page = "\n".join(body).rstrip() + "\n"
+    while "\n\n\n" in page:
+        page = page.replace("\n\n\n", "\n\n")
+    (out_dir / PAGE).write_text(page)
     return [PAGE, *out.written]

@@ -1,9 +1,22 @@
-"""Formatting the results' figures."""
+"""Formatting the results' figures, and the page's prose (texts.toml)."""
 
 import math
+import tomllib
+from pathlib import Path
 
 REFERENCE_RATIO = 0.2  # the goal: limited queries at least 5x faster than the reference
 BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL/MariaDB"}
+TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text())
+
+
+class _Unknown(dict):
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def prose(key: str, **values) -> str:
+    """A text of texts.toml with its {names} filled in ("None" where one is missing)."""
+    return TEXTS[key].format_map(_Unknown(values))
 
 
 def number(value, digits: int | None) -> str:

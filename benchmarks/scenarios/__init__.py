@@ -15,11 +15,13 @@ import tomllib
 import urllib.parse
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 DATA = tomllib.loads((Path(__file__).parent / "data.toml").read_text())
 HUGE = 100_000  # unbounded queries expected to return more are skipped
+SHAPES = ("flat", "nested")  # of the generated clouds: compute nodes, or NUMA trees
 
 
 @dataclass
@@ -74,10 +76,14 @@ class Result:
 
 @dataclass
 class Timing:
-    """One server's runs of one query: the milliseconds of the timed ones,
-    the answer's size and items (counted on the warm-up), or why it
-    stopped: a status other than 2xx, an error, a run over ``cap`` seconds."""
+    """One server's runs of one query: run 0 warms up (and counts the
+    answer's items), runs 1 to ``repeat`` are timed. It stops at a status
+    other than 2xx, an error, or a run over ``cap`` seconds. ``proc``: the
+    server's workers (a harness Proc), for CPU and memory."""
 
+    client: object
+    repeat: int
+    proc: object = None
     cap: float | None = None
     times: list[float] = field(default_factory=list)
     status: int | None = None
@@ -86,16 +92,23 @@ class Timing:
     items: int | None = None
     size: int = 0
     path: str = ""  # the last one sent
+    rss_before: float = 0.0
+    cpu_after_warm_up: float = 0.0
 
     @property
     def done(self) -> bool:
         return bool(self.status or self.error or self.over_s)
 
-    def run(self, client, q: Query, timed: bool = True) -> None:
+    def run(self, q: Query, index: int) -> None:
+        """Run ``index``, unless the runs are over."""
+        if self.done or index > self.repeat:
+            return
+        if index == 0 and self.proc:
+            self.rss_before = self.proc.reset()
         path, body = q.request() if q.request else (q.url, None)
         self.path = f"{q.method} {path}" if q.request else path
         try:
-            status, payload, seconds = client.request(q.method, path, body, q.version)
+            status, payload, seconds = self.client.request(q.method, path, body, q.version)
         except TimeoutError:
             self.over_s = self.cap
             self.error = "" if self.cap else "TimeoutError"  # not capped: the client's own
@@ -107,41 +120,49 @@ class Timing:
             self.over_s = self.cap
         elif not 200 <= status < 300:
             self.status, self.error = status, payload[:300].decode(errors="replace")
-        elif timed:
+        elif index:
             self.times.append(seconds * 1000)
             self.size = len(payload)
         elif q.items:
             with contextlib.suppress(ValueError, KeyError, TypeError):
                 self.items = len(json.loads(payload)[q.items])
+        if index == 0 and self.proc:
+            self.cpu_after_warm_up = self.proc.cpu_seconds()
+
+    def figures(self) -> dict:
+        """As production's rows have them."""
+        return {"median_ms": statistics.median(self.times) if self.times else None,
+                "p90_ms": percentile(self.times, 90), "runs": len(self.times),
+                "status": self.status, "over_s": self.over_s, "error": self.error or None,
+                "items": self.items}
+
+    def result(self, scenario: str, q: Query, seconds: float) -> Result:
+        """As run_query gives it; a failure is noted."""
+        if self.done:
+            why = self.error if not self.status else (
+                f"HTTPError: {q.name}: {self.status} {self.error}")
+            return Result(scenario, q.name, note=f"failed after {seconds:.0f} s: {why}"[:200])
+        result = Result(scenario, q.name, self.items, self.size / 1024,
+                        statistics.median(self.times), percentile(self.times, 90),
+                        target_ms=q.target_ms, path=self.path)
+        if self.proc:
+            result.cpu_ms = (self.proc.cpu_seconds() - self.cpu_after_warm_up) * 1000 / self.repeat
+            result.rss_peak_mb = self.proc.read()
+            result.rss_growth_mb = max(result.rss_peak_mb - self.rss_before, 0.0)
+        if q.expected is not None and result.candidates != q.expected:
+            result.note = f"expected {q.expected} candidates"
+        return result
 
 
 def run_query(client, scenario: str, query: Query, repeat: int, server=None) -> Result:
-    """One warm-up, then ``repeat`` timed runs; ``server``: a harness Proc,
-    for CPU and memory. A failure is noted in the result."""
-    result = Result(scenario, query.name, target_ms=query.target_ms, path=query.url)
+    """One warm-up, then ``repeat`` timed runs; ``server``: a harness Proc."""
     if not query.limited and (query.expected or 0) > HUGE:
-        result.note = f"skipped: {query.expected} candidates"
-        return result
-    before, started, timing = server.reset() if server else 0.0, time.perf_counter(), Timing()
-    timing.run(client, query, timed=False)
-    cpu = server.cpu_seconds() if server else 0.0
-    while len(timing.times) < repeat and not timing.done:
-        timing.run(client, query)
-    if timing.done:
-        why = timing.error if not timing.status else (
-            f"HTTPError: {query.name}: {timing.status} {timing.error}")
-        return Result(scenario, query.name, note=(
-            f"failed after {time.perf_counter() - started:.0f} s: {why}")[:200])
-    result.candidates, result.size_kb, result.path = timing.items, timing.size / 1024, timing.path
-    result.median_ms = statistics.median(timing.times)
-    result.p90_ms = percentile(timing.times, 90)
-    if server:
-        result.cpu_ms = (server.cpu_seconds() - cpu) * 1000 / repeat
-        result.rss_peak_mb = server.read()
-        result.rss_growth_mb = max(result.rss_peak_mb - before, 0.0)
-    if query.expected is not None and result.candidates != query.expected:
-        result.note = f"expected {query.expected} candidates"
-    return result
+        return Result(scenario, query.name, target_ms=query.target_ms, path=query.url,
+                      note=f"skipped: {query.expected} candidates")
+    timing, started = Timing(client, repeat, server), time.perf_counter()
+    for index in range(repeat + 1):
+        timing.run(query, index)
+    return timing.result(scenario, query, time.perf_counter() - started)
 
 
 def time_queries(client, server, name: str, queries: list[Query], repeat: int,
@@ -154,6 +175,75 @@ def time_queries(client, server, name: str, queries: list[Query], repeat: int,
             progress(f"{name}, {query.name}: median {results[-1].median_ms} ms "
                      f"{results[-1].note}")
     return results
+
+
+@dataclass
+class Record:
+    kind: str
+    status: int  # 0: no answer
+    seconds: float
+    code: str = ""  # an error's code in the answer, or the exception's name
+
+    @property
+    def failed(self) -> bool:
+        return self.status == 0 or (self.status >= 400 and self.status != 409)
+
+
+class Requests:
+    """The concurrent clients' driver: requests sent from many threads
+    (``in_threads``), each recorded; no answer is a status of 0."""
+
+    def __init__(self, client):
+        self.client, self.records = client, []
+
+    def send(self, kind: str, method: str, path: str, body=None,
+             version: str | None = None) -> tuple[int, bytes]:
+        try:
+            status, payload, seconds = self.client.request(method, path, body, version)
+        except (OSError, http.client.HTTPException) as exc:
+            self.records.append(Record(kind, 0, 0.0, type(exc).__name__))
+            return 0, b""
+        code = ""
+        if status >= 400:
+            try:
+                code = json.loads(payload)["errors"][0].get("code") or "?"
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                code = "?"
+        self.records.append(Record(kind, status, seconds, code))
+        return status, payload
+
+    def tally(self, kind: str | None = None) -> dict:
+        """Conflicts (409), errors, and the answered requests' latency."""
+        mine = [r for r in self.records if kind in (None, r.kind)]
+        ms = [r.seconds * 1000 for r in mine if r.status]
+        return {"conflicts": sum(r.status == 409 for r in mine),
+                "errors": sum(r.failed for r in mine),
+                "p50_ms": percentile(ms, 50), "p99_ms": percentile(ms, 99)}
+
+
+
+    def latency(self, kind: str) -> dict:
+        """Of every request of the kind: how many, their median and p90 in ms."""
+        ms = [r.seconds * 1000 for r in self.records if r.kind == kind]
+        return {"count": len(ms), "median_ms": round(statistics.median(ms), 2) if ms else None,
+                "p90_ms": round(percentile(ms, 90), 2) if ms else None}
+
+
+def in_threads(threads: int, work: Callable, *items) -> list:
+    """``work`` from ``threads`` threads: over ``items`` (iterables, as map
+    takes them), or once per thread, given its index; the results."""
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(work, *(items or [range(threads)])))
+
+
+def shapes(choice: str) -> tuple[str, ...]:
+    """``--shape``'s: "all" is flat, then nested."""
+    return SHAPES if choice == "all" else (choice,)
+
+
+def servers(args) -> list[tuple[str, str | None]]:
+    """("placer", None), then ("reference", its virtualenv) with ``--reference``."""
+    return [("placer", None)] + ([("reference", args.reference)] if args.reference else [])
 
 
 def percentile(values: list[float], p: float) -> float | None:

@@ -12,7 +12,8 @@ from benchmarks.harness import machine
 from benchmarks.harness.client import Client
 from benchmarks.harness.servers import Server
 from benchmarks.scenarios import DATA, Query, progress, time_queries
-from benchmarks.scenarios.scale import generated
+from benchmarks.scenarios.fixed import read_providers
+from benchmarks.scenarios.scale import clouds
 
 D = DATA["capacity"]
 
@@ -43,14 +44,10 @@ def queries(shape: str) -> list[Query]:
 def scrapes(client: Client, shape: str) -> dict[str, float]:
     """Seconds of one exporter scrape and of os-capacity's per-flavor
     queries, one request after another as the tools send them."""
-    found = {}
     start = time.perf_counter()
-    providers = client.call("GET", "/resource_providers")["resource_providers"]
-    for rp in providers:
-        client.call("GET", f"/resource_providers/{rp['uuid']}/inventories")
-        client.call("GET", f"/resource_providers/{rp['uuid']}/usages")
-    found["exporter 1+2N requests"] = time.perf_counter() - start
-    found["exporter requests"] = 1 + 2 * len(providers)
+    providers = read_providers(client)
+    found = {"exporter 1+2N requests": time.perf_counter() - start,
+             "exporter requests": 1 + 2 * len(providers)}
     start = time.perf_counter()
     for query in shapes(shape).values():
         params = urllib.parse.parse_qsl(query) + [("required", "!COMPUTE_STATUS_DISABLED")]
@@ -88,25 +85,22 @@ def run(args, argv: list[str]) -> dict:
             "shape": args.shape, "backend": args.backend, "sizes": args.sizes,
             "repeat": args.repeat, "results": [], "tools": []}
     tags = {"shape": args.shape, "backend": args.backend}
-    for size in args.sizes:
-        with generated(args.backend, size, args.shape) as (url, _):
-            options = {"metrics_enabled": True, "capacity_metrics": True}
-            named = [f"{n}={q}" for n, q in shapes(args.shape).items()]
-            for extra, qs in (({"capacity_shapes": named}, queries(args.shape)),
-                              ({}, [Query("metrics exporter", path="/metrics", items=None)])):
-                with Server(1, connection=url, placer={**options, **extra}) as server:
-                    client = Client(server.url)
-                    data["results"] += [r.row(size=size, **tags) for r in time_queries(
-                        client, server.measured(), f"placer {args.shape} {size}", qs,
-                        args.repeat)]
-                    if extra and size in args.tools_sizes:
-                        data["tools"].append({"server": "placer", "shape": args.shape,
-                                              "size": size, **scrapes(client, args.shape)})
-                        progress(f"tools on placer: {data['tools'][-1]}")
-            if args.reference and size in args.tools_sizes:
-                with Server(1, connection=url, reference=args.reference) as server:
-                    data["tools"].append({"server": "reference", "shape": args.shape,
-                                          "size": size,
-                                          **scrapes(Client(server.url), args.shape)})
-                    progress(f"tools on the reference: {data['tools'][-1]}")
+    named = [f"{n}={q}" for n, q in shapes(args.shape).items()]
+    for shape, size, url, _ in clouds(args):
+        tools = size in args.tools_sizes
+        for extra, qs in (({"capacity_shapes": named}, queries(shape)),
+                          ({}, [Query("metrics exporter", path="/metrics", items=None)])):
+            with Server(1, connection=url, placer={"metrics_enabled": True,
+                                                   "capacity_metrics": True, **extra}) as server:
+                client = Client(server.url)
+                data["results"] += [r.row(size=size, **tags) for r in time_queries(
+                    client, server.measured(), f"placer {shape} {size}", qs, args.repeat)]
+                if extra and tools:
+                    data["tools"].append({"server": "placer", "shape": shape, "size": size,
+                                          **scrapes(client, shape)})
+        if args.reference and tools:
+            with Server(1, connection=url, reference=args.reference) as server:
+                data["tools"].append({"server": "reference", "shape": shape, "size": size,
+                                      **scrapes(Client(server.url), shape)})
+        progress(f"tools: {data['tools'][-2:] if tools else None}")
     return {**data, "finished": machine.now(), "checks": checks(data["results"])}

@@ -17,43 +17,38 @@ from pathlib import Path
 
 from benchmarks.harness.client import InProcessClient, placer_app
 from benchmarks.harness.databases import ThrowAwayDatabase
+from benchmarks.scenarios.fixed import Provider, Scenario, load
 
 ROOT = Path(__file__).resolve().parents[2]
+HOST = {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144}, "DISK_GB": {"total": 2000}}
+CLAIM = {"VCPU": 1, "MEMORY_MB": 2048, "DISK_GB": 20}
 
 
 def run(backend: str, hosts: int, claims: int, seed: int) -> dict:
     """One run: load, then time the claims and the deletes."""
     rng = random.Random(seed)
-    with tempfile.TemporaryDirectory(prefix="placer-claims-") as directory:
-        db = ThrowAwayDatabase(backend, directory=directory, prefix="placer_claims")
-        try:
-            client = InProcessClient(placer_app(Path(directory), db.create()))
-            uuids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(hosts)]
-            for n, rp in enumerate(uuids):
-                client.call("POST", "/resource_providers", {"uuid": rp, "name": f"host{n}"})
-                client.call("PUT", f"/resource_providers/{rp}/inventories", {
-                    "resource_provider_generation": 0,
-                    "inventories": {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 262144},
-                                    "DISK_GB": {"total": 2000}}})
-            consumers = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(claims)]
-            targets = [rng.choice(uuids) for _ in range(claims)]
-            figures = {}
-            for phase in ("claims", "deletes"):
-                wall, cpu = time.perf_counter(), time.process_time()
-                for consumer, rp in zip(consumers, targets, strict=True):
-                    if phase == "claims":
-                        client.call("PUT", f"/allocations/{consumer}", {
-                            "allocations": {rp: {"resources": {
-                                "VCPU": 1, "MEMORY_MB": 2048, "DISK_GB": 20}}},
-                            "project_id": "p", "user_id": "u", "consumer_generation": None,
-                            "consumer_type": "INSTANCE"})
-                    else:
-                        client.call("DELETE", f"/allocations/{consumer}")
-                figures[phase] = {"wall": time.perf_counter() - wall,
-                                  "cpu": time.process_time() - cpu}
-            return figures
-        finally:
-            db.drop()
+    with tempfile.TemporaryDirectory(prefix="placer-claims-") as directory, ThrowAwayDatabase(
+            backend, directory=directory, prefix="placer_claims") as url:
+        client = InProcessClient(placer_app(Path(directory), url))
+        uuids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(hosts)]
+        load(client, Scenario("claims", [Provider(f"host{n}", uuid=rp, inventories=HOST)
+                                         for n, rp in enumerate(uuids)], {}, []), threads=1)
+        consumers = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(claims)]
+        targets = [rng.choice(uuids) for _ in range(claims)]
+        figures = {}
+        for phase in ("claims", "deletes"):
+            wall, cpu = time.perf_counter(), time.process_time()
+            for consumer, rp in zip(consumers, targets, strict=True):
+                if phase == "claims":
+                    client.call("PUT", f"/allocations/{consumer}", {
+                        "allocations": {rp: {"resources": CLAIM}}, "project_id": "p",
+                        "user_id": "u", "consumer_generation": None,
+                        "consumer_type": "INSTANCE"})
+                else:
+                    client.call("DELETE", f"/allocations/{consumer}")
+            figures[phase] = {"wall": time.perf_counter() - wall,
+                              "cpu": time.process_time() - cpu}
+        return figures
 
 
 def _child(src: str, backend: str, args) -> dict:

@@ -11,20 +11,18 @@ import statistics
 import threading
 import time
 import urllib.parse
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from benchmarks.harness import machine
 from benchmarks.harness.client import Client, HTTPError
 from benchmarks.harness.databases import ThrowAwayDatabase, engine_at, prepare
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, percentile, progress, seeded_uuid
-from benchmarks.scenarios.fixed import THREADS, Provider, Scenario, load
+from benchmarks.scenarios import DATA, Requests, in_threads, progress, seeded_uuid, shapes
+from benchmarks.scenarios.fixed import THREADS, Provider, Scenario, load, read_providers
 from placer.model import inventory
 
 D = DATA["fill"]
 RAM = "MEMORY_MB"
-SHAPES = ("flat", "nested")
 NO_LIMIT = "no-limit"  # the id order, every candidate: Nova's weigher alone
 FLAVORS = D["flavors"]
 LARGEST = max(FLAVORS, key=lambda f: f["ram_mb"])
@@ -34,35 +32,28 @@ def resources(flavor: dict) -> dict[str, int]:
     return {"VCPU": flavor["vcpus"], RAM: flavor["ram_mb"], "DISK_GB": flavor["disk_gb"]}
 
 
-def host_inventory(cores: int, ram_gib: int, disk_gb: int) -> dict[str, dict]:
-    """VCPU at allocation ratio 4.0 (Nova's initial), RAM with 4 GiB reserved."""
-    return {"VCPU": {"total": cores, "allocation_ratio": 4.0},
-            RAM: {"total": ram_gib * 1024, "reserved": 4096}, "DISK_GB": {"total": disk_gb}}
-
-
-def numa_inventory(cores: int, ram_gib: int, disk_gb: int) -> dict[str, dict]:
-    """Each of its two NUMA nodes': half the cores and RAM (2 GiB reserved)."""
-    return {"VCPU": {"total": cores // 2, "allocation_ratio": 4.0},
-            RAM: {"total": ram_gib * 512, "reserved": 2048}}
+def inventories(cores: int, ram_gib: int, disk_gb: int) -> dict[str, dict]:
+    """A host's ("flat"), and each of its two NUMA nodes' when nested: VCPU
+    at allocation ratio 4.0 (Nova's initial), RAM with 4 GiB reserved (2 GiB
+    per node); nested, the disk is the root's."""
+    return {"flat": {"VCPU": {"total": cores, "allocation_ratio": 4.0},
+                     RAM: {"total": ram_gib * 1024, "reserved": 4096},
+                     "DISK_GB": {"total": disk_gb}},
+            "numa_node": {"VCPU": {"total": cores // 2, "allocation_ratio": 4.0},
+                          RAM: {"total": ram_gib * 512, "reserved": 2048}}}
 
 
 def cloud(hosts: int, shape: str, seed: int = 0, kind: str = "identical") -> Scenario:
     """The hosts, with uuids from the seed: the same cloud for every order."""
-    if shape not in SHAPES:
-        raise ValueError(f"unknown shape {shape!r}")
-    generations = D["clouds"][kind]
-    rng = random.Random(f"fill cloud {seed}")
+    generations, rng = D["clouds"][kind], random.Random(f"fill cloud {seed}")
     providers = []
     for i in range(hosts):
-        generation = generations[i * len(generations) // hosts]
-        root = Provider(f"fill-host-{i:04d}", uuid=seeded_uuid(rng))
-        providers.append(root)
-        if shape == "flat":
-            root.inventories = host_inventory(*generation)
-            continue
-        root.inventories = {"DISK_GB": host_inventory(*generation)["DISK_GB"]}
-        providers += [Provider(f"{root.name}-numa{n}", parent=root.uuid, uuid=seeded_uuid(rng),
-                               inventories=numa_inventory(*generation)) for n in range(2)]
+        host = inventories(*generations[i * len(generations) // hosts])
+        root = Provider(f"fill-host-{i:04d}", uuid=seeded_uuid(rng), inventories=host["flat"]
+                        if shape == "flat" else {"DISK_GB": host["flat"]["DISK_GB"]})
+        providers += [root] + [
+            Provider(f"{root.name}-numa{n}", parent=root.uuid, uuid=seeded_uuid(rng),
+                     inventories=host["numa_node"]) for n in range(2 if shape == "nested" else 0)]
     return Scenario(f"fill {shape} {kind}", providers, {}, [])
 
 
@@ -98,30 +89,22 @@ class Host:
 
 
 def hosts_of(scenario: Scenario) -> dict[str, Host]:
-    """The cloud as loaded: nothing used."""
-    roots: dict[str, str] = {}
-    hosts: dict[str, Host] = {}
-    for p in scenario.providers:
-        root = roots[p.uuid] = roots[p.parent] if p.parent else p.uuid
-        hosts.setdefault(root, Host(root)).providers[p.uuid] = {
-            rc: [capacity(inv), 0] for rc, inv in p.inventories.items()}
-    return hosts
+    """The cloud as loaded (a root and its children per tree): nothing used."""
+    return _hosts((p.uuid, p.parent or p.uuid, p.inventories, {}) for p in scenario.providers)
 
 
 def read_hosts(client) -> dict[str, Host]:
     """Every provider's inventories and usages, as the API tells them."""
-    def read(p):
-        base = f"/resource_providers/{p['uuid']}"
-        return (p, client.call("GET", f"{base}/inventories")["inventories"],
-                client.call("GET", f"{base}/usages")["usages"])
+    return _hosts((p["uuid"], p["root_provider_uuid"], inventories, usages)
+                  for p, inventories, usages in read_providers(client, THREADS))
 
+
+def _hosts(providers) -> dict[str, Host]:
+    """Of (provider, its root, its inventories, its usages)."""
     hosts: dict[str, Host] = {}
-    with ThreadPoolExecutor(THREADS) as pool:
-        for p, inventories, usages in pool.map(read, client.call(
-                "GET", "/resource_providers")["resource_providers"]):
-            host = hosts.setdefault(p["root_provider_uuid"], Host(p["root_provider_uuid"]))
-            host.providers[p["uuid"]] = {rc: [capacity(inv), usages.get(rc, 0)]
-                                         for rc, inv in inventories.items()}
+    for rp, root, inventories, usages in providers:
+        hosts.setdefault(root, Host(root)).providers[rp] = {
+            rc: [capacity(inv), usages.get(rc, 0)] for rc, inv in inventories.items()}
     return hosts
 
 
@@ -181,7 +164,7 @@ class Fill:
 
     def __init__(self, client, scenario: Scenario, limit: int | None, seed: int = 0,
                  schedulers: int = 4, max_boots: int = 6000):
-        self.client, self.limit, self.schedulers = client, limit, schedulers
+        self.sent, self.limit, self.schedulers = Requests(client), limit, schedulers
         self.max_boots = max_boots
         self.rng = random.Random(f"fill stream {seed}")
         self.owner = {"project_id": seeded_uuid(self.rng), "user_id": seeded_uuid(self.rng)}
@@ -192,35 +175,34 @@ class Fill:
         self.ram_used = 0
         self.lock = threading.Lock()
         self.live: list[tuple[str, dict]] = []  # (consumer, allocations)
-        self.boots = self.placed = self.deletes = self.conflicts = self.failures = 0
+        self.boots = self.placed = self.failures = 0
         self.candidates = 0  # allocation requests returned, summed over boots
         self.first_failure: dict | None = None
-        self.latency: dict[str, list[float]] = {"candidates": [], "claim": [], "delete": []}
 
     def play(self) -> dict:
         started = time.perf_counter()
         self._phase(lambda: self.ram_used >= D["half"] * self.ram_capacity
                     or self.boots >= self.max_boots)
-        read = read_hosts(self.client)
+        read = read_hosts(self.sent.client)
         # nothing is in flight: the API must tell the usage the claims and deletes made
         half = {"boots": self.boots, "placed": self.placed, "live": len(self.live),
                 "usages_match": read == self.hosts, **snapshot(read)}
         self._phase(lambda: self.first_failure is not None or self.boots >= self.max_boots)
+        latency = {kind: self.sent.latency(kind) for kind in ("candidates", "claim", "delete")}
+        conflicts = self.sent.tally("claim")["conflicts"]
         return {
             "half": half, "first_failure": self.first_failure,
             "stopped": "first failure" if self.first_failure else "max boots",
-            "boots": self.boots, "placed": self.placed, "deletes": self.deletes,
-            "failures": self.failures, "conflicts": self.conflicts,
-            "conflicts_per_placed": round(self.conflicts / self.placed, 4) if self.placed else None,
+            "boots": self.boots, "placed": self.placed, "deletes": latency["delete"]["count"],
+            "failures": self.failures, "conflicts": conflicts,
+            "conflicts_per_placed": round(conflicts / self.placed, 4) if self.placed else None,
             "candidates_per_boot": round(self.candidates / self.boots, 1) if self.boots else None,
             "end_ram_used_fraction": round(self.ram_used / self.ram_capacity, 4),
-            "latency": {kind: _latency(times) for kind, times in self.latency.items()},
+            "latency": latency,
             "seconds": round(time.perf_counter() - started, 1)}
 
     def _phase(self, done) -> None:
-        with ThreadPoolExecutor(self.schedulers) as pool:
-            for future in [pool.submit(self._schedule, done) for _ in range(self.schedulers)]:
-                future.result()
+        in_threads(self.schedulers, lambda _: self._schedule(done))
 
     def _schedule(self, done) -> None:
         while True:
@@ -238,8 +220,7 @@ class Fill:
             (self._delete if step[0] == "delete" else self._boot)(*step[1])
 
     def _request(self, kind: str, method: str, path: str, body=None) -> tuple[int, bytes]:
-        status, payload, seconds = self.client.request(method, path, body, version=D["version"])
-        self.latency[kind].append(seconds * 1000)
+        status, payload = self.sent.send(kind, method, path, body, version=D["version"])
         if not (200 <= status < 300 or (kind == "claim" and status == 409)):
             raise HTTPError(f"{method} {path}: {status} {payload[:500].decode(errors='replace')}")
         return status, payload
@@ -253,10 +234,9 @@ class Fill:
             status, _ = self._request("claim", "PUT", f"/allocations/{consumer}", {
                 "allocations": request["allocations"], "consumer_generation": None,
                 **self.owner})
+            if status == 409:
+                continue
             with self.lock:
-                if status == 409:
-                    self.conflicts += 1
-                    continue
                 self._use(request["allocations"], 1)
                 self.live.append((consumer, request["allocations"]))
                 self.placed += 1
@@ -282,7 +262,6 @@ class Fill:
         self._request("delete", "DELETE", f"/allocations/{consumer}")
         with self.lock:
             self._use(allocations, -1)
-            self.deletes += 1
 
     def _use(self, allocations: dict, sign: int) -> None:
         for rp, alloc in allocations.items():
@@ -290,11 +269,6 @@ class Fill:
                 self.capacity_of[rp][rc][1] += sign * n
                 if rc == RAM:
                     self.ram_used += sign * n
-
-
-def _latency(times: list[float]) -> dict:
-    return {"count": len(times), "median_ms": round(statistics.median(times), 2) if times
-            else None, "p90_ms": round(percentile(times, 90), 2) if times else None}
 
 
 def server_settings(order: str) -> dict:
@@ -326,6 +300,7 @@ def run_order(order: str, shape: str, hosts: int, limit: int, seed: int = 0,
             loaded = time.perf_counter() - started
             result = Fill(client, scenario, None if order == NO_LIMIT else limit, seed,
                           schedulers, max_boots).play()
+    progress(f"fill {shape} {order}: {result['seconds']} s")
     return {"order": order, "server": "reference" if venv else "placer", "shape": shape,
             "cloud": kind, "config": settings, "load_seconds": round(loaded, 1), **result}
 
@@ -346,20 +321,17 @@ def checks(results: list[dict]) -> list[dict]:
             found.append(("spread: std dev of RAM use at most a third of random's",
                           spread <= rand / 3, f"spread {spread:.3f}, random {rand:.3f}{alone}"))
         if {"pack", "id"} <= by.keys():
-            pack, id_ = half["pack"], half["id"]
-            most = pack.get("empty_most")
+            (pack_empty, pack_fit), (id_empty, id_fit) = (
+                (half[o]["empty_hosts"], half[o]["hosts_fitting_largest"]) for o in ("pack", "id"))
+            most = half["pack"].get("empty_most")
             found.append((
                 "pack: more empty hosts and more hosts fitting the largest flavor than id",
-                pack["empty_hosts"] > id_["empty_hosts"]
-                and pack["hosts_fitting_largest"] > id_["hosts_fitting_largest"],
-                f"empty {pack['empty_hosts']} vs {id_['empty_hosts']}"
+                pack_empty > id_empty and pack_fit > id_fit, f"empty {pack_empty} vs {id_empty}"
                 + (f" (at most {most} could be)" if most is not None else "")
-                + f", fitting {pack['hosts_fitting_largest']} vs "
-                f"{id_['hosts_fitting_largest']}"))
+                + f", fitting {pack_fit} vs {id_fit}"))
         for order in ("spread", "pack"):
             if {order, "random"} <= by.keys():
-                mine = by[order]["conflicts_per_placed"] or 0
-                rand = by["random"]["conflicts_per_placed"] or 0
+                mine, rand = (by[o]["conflicts_per_placed"] or 0 for o in (order, "random"))
                 found.append((f"{order}: conflicts per placed instance at most random's",
                               mine <= rand, f"{order} {mine:.3f}, random {rand:.3f}"))
         out += [{"shape": shape, "cloud": kind, "check": name,
@@ -370,25 +342,17 @@ def checks(results: list[dict]) -> list[dict]:
 
 def run(args, argv: list[str]) -> dict:
     orders = args.orders + (D["reference_orders"] if args.reference else [])
-    shapes = SHAPES if args.shape == "all" else (args.shape,)
     boots = D["boots_per_host"] * args.hosts
-
-    def inventories(g: list[int]) -> dict:
-        return {"flat": host_inventory(*g), "numa_node": numa_inventory(*g)}
-
     data = {"benchmark": "fill", **machine.describe(argv, args.reference),
             "version": D["version"], "hosts": args.hosts, "limit": args.limit,
-            "shapes": list(shapes), "orders": orders, "max_boots": boots, "seed": args.seed,
-            "schedulers": args.schedulers, "delete_fraction": D["delete_fraction"],
-            "half": D["half"], "flavors": FLAVORS, "largest": LARGEST["name"],
-            "cloud": args.cloud, "generations": list(map(inventories, D["clouds"][args.cloud])),
-            "host": inventories(D["clouds"]["identical"][0]), "workers": args.workers,
-            "results": []}
-    for shape in shapes:
-        for order in orders:
-            data["results"].append(run_order(
-                order, shape, args.hosts, args.limit, args.seed, args.schedulers, boots,
-                args.workers, args.reference, args.cloud))
-            progress(f"fill {shape} {order}: {data['results'][-1]['seconds']} s")
+            "shapes": list(shapes(args.shape)), "orders": orders,
+            "max_boots": boots, "seed": args.seed, "schedulers": args.schedulers,
+            "delete_fraction": D["delete_fraction"], "half": D["half"], "flavors": FLAVORS,
+            "largest": LARGEST["name"], "cloud": args.cloud,
+            "generations": [inventories(*g) for g in D["clouds"][args.cloud]],
+            "host": inventories(*D["clouds"]["identical"][0]), "workers": args.workers}
+    data["results"] = [run_order(order, shape, args.hosts, args.limit, args.seed,
+                                 args.schedulers, boots, args.workers, args.reference, args.cloud)
+                       for shape in data["shapes"] for order in orders]
     return {**data, "finished": machine.now(), "load_average_after": machine.load_average(),
             "checks": checks(data["results"])}

@@ -6,14 +6,13 @@ Loading uses the bulkiest calls the API offers, from a few threads."""
 import dataclasses
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from benchmarks.harness import machine
 from benchmarks.harness.client import VERSION, Client
 from benchmarks.harness.databases import ThrowAwayDatabase
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, progress, time_queries
+from benchmarks.scenarios import DATA, Query, in_threads, progress, time_queries
 
 ALLOCATION_BATCH = 500  # consumers per POST /allocations
 THREADS = 4
@@ -39,31 +38,50 @@ class Scenario:
     queries: list[Query]
 
 
+def tree(name: str, levels: list[dict], parent: str | None = None, **root) -> list[Provider]:
+    """A provider and its descendants, depth first (data.toml's trees): each
+    level gives each provider of the level above ``count`` children (1 by
+    default) named ``<its name>-<name>``, {n} the child's number, with the
+    level's traits and inventories."""
+    top = Provider(name, parent, **root)
+    out = [top]
+    if levels:
+        level = levels[0]
+        for n in range(level.get("count", 1)):
+            out += tree(f"{name}-{level['name'].format(n=n)}", levels[1:], top.uuid,
+                        traits=[t.format(n=n) for t in level.get("traits", [])],
+                        inventories=level.get("inventories", {}))
+    return out
+
+
+def every(traits: list[list], index: int) -> list[str]:
+    """The traits ``[name, every, offset]`` of data.toml that the root of this
+    index has: those with index % every == offset."""
+    return [name for name, step, offset in traits if index % step == offset]
+
+
 def load(client: Client, scenario: Scenario, threads: int = THREADS) -> None:
     """``threads=1`` creates the providers in their order, so their database
     ids (the reference's candidate order) follow it."""
-    for name in sorted({rc for p in scenario.providers for rc in p.inventories
-                        if rc.startswith("CUSTOM_")}):
-        client.call("PUT", f"/resource_classes/{name}")
-    for name in sorted({t for p in scenario.providers for t in p.traits
-                        if t.startswith("CUSTOM_")}):
-        client.call("PUT", f"/traits/{name}")
+    for kind, names in (("resource_classes", {rc for p in scenario.providers
+                                              for rc in p.inventories}),
+                        ("traits", {t for p in scenario.providers for t in p.traits})):
+        for name in sorted(n for n in names if n.startswith("CUSTOM_")):
+            client.call("PUT", f"/{kind}/{name}")
     depth: dict[str, int] = {}
     levels: list[list[Provider]] = []  # each level needs only the ones before
     for p in scenario.providers:
         d = depth[p.uuid] = depth[p.parent] + 1 if p.parent else 0
         levels += [[]] if d == len(levels) else []
         levels[d].append(p)
+    for level in levels:
+        in_threads(threads, lambda p: _create(client, p), level)
     consumers = list(scenario.allocations.items())
-    batches = [consumers[i:i + ALLOCATION_BATCH]
-               for i in range(0, len(consumers), ALLOCATION_BATCH)]
-    with ThreadPoolExecutor(threads) as pool:
-        for level in levels:
-            list(pool.map(lambda p: _create(client, p), level))
-        list(pool.map(lambda batch: client.call("POST", "/allocations", {
-            consumer: {"allocations": {rp: {"resources": r} for rp, r in alloc.items()},
-                       "consumer_generation": None, "consumer_type": "INSTANCE", **_OWNER}
-            for consumer, alloc in batch}), batches))
+    in_threads(threads, lambda batch: client.call("POST", "/allocations", {
+        consumer: {"allocations": {rp: {"resources": r} for rp, r in alloc.items()},
+                   "consumer_generation": None, "consumer_type": "INSTANCE", **_OWNER}
+        for consumer, alloc in batch}), [consumers[i:i + ALLOCATION_BATCH]
+                                         for i in range(0, len(consumers), ALLOCATION_BATCH)])
 
 
 def _create(client: Client, p: Provider) -> None:
@@ -79,6 +97,18 @@ def _create(client: Client, p: Provider) -> None:
             })["resource_provider_generation"]
 
 
+def read_providers(client: Client, threads: int = 1) -> list[tuple[dict, dict, dict]]:
+    """(provider, its inventories, its usages) of every provider, one request
+    after another as the tools send them, or from ``threads`` threads."""
+    def read(p: dict) -> tuple[dict, dict, dict]:
+        base = f"/resource_providers/{p['uuid']}"
+        return (p, client.call("GET", f"{base}/inventories")["inventories"],
+                client.call("GET", f"{base}/usages")["usages"])
+
+    return in_threads(threads, read, client.call("GET", "/resource_providers")[
+        "resource_providers"])
+
+
 def queries(name: str, **names) -> list[Query]:
     """The scenario's queries of data.toml, without and with limit=1000."""
     data, out = DATA["fixed"][name], []
@@ -92,18 +122,13 @@ def queries(name: str, **names) -> list[Query]:
     return out
 
 
-def flat(nodes: int = 1000, sharing: int = 10, aggregates: int = 20) -> Scenario:
-    aggs = [str(uuid.uuid4()) for _ in range(aggregates)]
+def flat(nodes: int = 1000) -> Scenario:
+    data = DATA["fixed"]["flat"]
+    aggs = [str(uuid.uuid4()) for _ in range(data["aggregates"])]
     providers, allocations = [], {}
     for i in range(nodes):
-        traits = ["HW_CPU_X86_SSE42", "COMPUTE_VOLUME_MULTI_ATTACH"]
-        traits += ["HW_CPU_X86_AVX2"] if i % 2 == 0 else []
-        traits += ["CUSTOM_GOLD"] if i % 10 == 0 else []
-        traits += ["COMPUTE_STATUS_DISABLED"] if i % 50 == 7 else []
-        cn = Provider(f"flat-cn-{i:04d}", traits=traits, aggregates=[aggs[i % aggregates]],
-                      inventories={"VCPU": {"total": 64, "allocation_ratio": 4.0},
-                                   "MEMORY_MB": {"total": 262144, "reserved": 512},
-                                   "DISK_GB": {"total": 2000}})
+        cn = Provider(f"flat-cn-{i:04d}", traits=every(data["traits"], i),
+                      aggregates=[aggs[i % len(aggs)]], inventories=data["node"])
         providers.append(cn)
         # ~30% of each class: three instances (sizes vary by node so that big
         # requests fit on a few), the third with its disk on the shared pool
@@ -111,11 +136,10 @@ def flat(nodes: int = 1000, sharing: int = 10, aggregates: int = 20) -> Scenario
             disk = {"DISK_GB": 300} if k < 2 else {}
             allocations[str(uuid.uuid4())] = {
                 cn.uuid: {"VCPU": 16 + i % 21, "MEMORY_MB": 26000, **disk}}
-    per_pool = aggregates // sharing
+    per_pool = len(aggs) // data["pools"]
     providers += [Provider(f"flat-disk-pool-{j:02d}", traits=["MISC_SHARES_VIA_AGGREGATE"],
                            aggregates=aggs[j * per_pool:(j + 1) * per_pool],
-                           inventories={"DISK_GB": {"total": 40000}}) for j in range(sharing)]
-    # the third instance of each node takes its disk from the node's pool
+                           inventories=data["pool"]) for j in range(data["pools"])]
     pool_of = {a: p for p in providers[nodes:] for a in p.aggregates}
     for n, alloc in enumerate(allocations.values()):
         if n % 3 == 2:
@@ -124,46 +148,27 @@ def flat(nodes: int = 1000, sharing: int = 10, aggregates: int = 20) -> Scenario
 
 
 def nested(hosts: int = 200) -> Scenario:
+    """One instance per NUMA node, with one port on its first PF."""
+    data = DATA["fixed"]["nested"]
     providers, allocations = [], {}
     for h in range(hosts):
-        root_traits = ["COMPUTE_STATUS_DISABLED"] if h % 20 == 4 else []
-        root_traits += ["CUSTOM_SRIOV_HOST"] if h % 2 == 0 else []
-        host = Provider(f"nested-host-{h:03d}", traits=root_traits,
-                        inventories={"DISK_GB": {"total": 2000}})
-        providers.append(host)
+        name = f"nested-host-{h:03d}"
+        trees = tree(name, data["levels"], traits=every(data["traits"], h),
+                     inventories=data["host"])
+        providers += trees
+        uuids = {p.name.removeprefix(name): p.uuid for p in trees}
         for n in range(2):
-            numa = Provider(f"{host.name}-numa{n}", host.uuid, traits=["HW_NUMA_ROOT"],
-                            inventories={"VCPU": {"total": 32, "allocation_ratio": 4.0},
-                                         "MEMORY_MB": {"total": 131072}})
-            nic = Provider(f"{numa.name}-nic", numa.uuid, traits=["CUSTOM_NIC_X710"])
-            providers += [numa, nic]
-            bandwidth = {"total": 10_000_000}
-            providers += [Provider(
-                f"{nic.name}-pf{f}", nic.uuid,
-                traits=[f"CUSTOM_PHYSNET_NET{f}", "CUSTOM_VNIC_TYPE_DIRECT"],
-                inventories={"SRIOV_NET_VF": {"total": 16},
-                             "NET_BW_EGR_KILOBIT_PER_SEC": bandwidth,
-                             "NET_BW_IGR_KILOBIT_PER_SEC": bandwidth}) for f in range(2)]
-            # one instance per NUMA node, with one port on its first PF
             allocations[str(uuid.uuid4())] = {
-                host.uuid: {"DISK_GB": 200},
-                numa.uuid: {"VCPU": 24, "MEMORY_MB": 32768},
-                providers[-2].uuid: {"SRIOV_NET_VF": 4, "NET_BW_EGR_KILOBIT_PER_SEC": 2_000_000,
-                                     "NET_BW_IGR_KILOBIT_PER_SEC": 2_000_000},
-            }
+                uuids[where.format(n=n)]: amounts for where, amounts in data["instance"]}
     return Scenario("nested", providers, allocations, queries("nested"))
 
 
-def wide(hosts: int = 50, gpus: int = 8) -> Scenario:
-    providers: list[Provider] = []
-    for h in range(hosts):
-        host = Provider(f"wide-host-{h:02d}",
-                        inventories={"VCPU": {"total": 64}, "MEMORY_MB": {"total": 131072}})
-        providers.append(host)
-        providers += [Provider(f"{host.name}-gpu{g}", host.uuid,
-                               inventories={"VGPU": {"total": 1}}) for g in range(gpus)]
-    out = []
-    for groups in DATA["fixed"]["wide"]["groups"]:
+def wide(hosts: int = 50) -> Scenario:
+    data = DATA["fixed"]["wide"]
+    providers = [p for h in range(hosts)
+                 for p in tree(f"wide-host-{h:02d}", data["levels"], inventories=data["host"])]
+    gpus, out = data["levels"][0]["count"], []
+    for groups in data["groups"]:
         params = [("resources", "VCPU:1,MEMORY_MB:1024")]
         params += [(f"resources{i}", "VGPU:1") for i in range(1, groups + 1)]
         params.append(("group_policy", "isolate"))
@@ -172,33 +177,24 @@ def wide(hosts: int = 50, gpus: int = 8) -> Scenario:
             per_host *= gpus - k
         name, expected = f"{groups} gpu groups isolate", per_host * hosts
         out += [Query(name, params, expected=expected),
-                Query(f"{name} limit", [*params, ("limit", LIMIT)],
-                      DATA["fixed"]["wide"]["target_ms"], min(expected, int(LIMIT)))]
+                Query(f"{name} limit", [*params, ("limit", LIMIT)], data["target_ms"],
+                      min(expected, int(LIMIT)))]
     return Scenario("wide", providers, {}, out)
 
 
 BUILDERS = {"flat": flat, "nested": nested, "wide": wide}
 
 
-def _measure(client: Client, scenario: Scenario, server, repeat: int) -> list:
-    started = time.perf_counter()
-    load(client, scenario)
-    progress(f"{scenario.name}: loaded {len(scenario.providers)} providers and "
-             f"{len(scenario.allocations)} consumers in {time.perf_counter() - started:.1f}s")
-    return time_queries(client, server.measured(), scenario.name, scenario.queries, repeat)
-
-
 def run(args, argv: list[str]) -> dict:
     """Each scenario on a fresh Placer; with a reference, its limited
     queries (of ``--only``) on the reference serving the same file, as
     "<name> (reference)", without targets (the targets are Placer's)."""
-    names = list(BUILDERS) if args.scenario == "all" else [args.scenario]
     data = {"benchmark": "scenarios", **machine.describe(argv, args.reference),
             "version": VERSION, "repeat": args.repeat,
             "reference_repeat": args.reference_repeat if args.reference else None,
             "only": args.only, "workers": args.workers, "scenarios": {}}
     results = []
-    for name in names:
+    for name in list(BUILDERS) if args.scenario == "all" else [args.scenario]:
         scenario = BUILDERS[name]()
         data["scenarios"][name] = {"description": DATA["fixed"][name]["description"],
                                    "providers": len(scenario.providers),
@@ -206,7 +202,13 @@ def run(args, argv: list[str]) -> dict:
                                    "queries": len(scenario.queries)}
         with ThrowAwayDatabase("sqlite") as url:
             with Server(args.workers, connection=url) as server:
-                results += _measure(Client(server.url), scenario, server, args.repeat)
+                client, started = Client(server.url), time.perf_counter()
+                load(client, scenario)
+                progress(f"{name}: loaded {len(scenario.providers)} providers and "
+                         f"{len(scenario.allocations)} consumers in "
+                         f"{time.perf_counter() - started:.1f}s")
+                results += time_queries(client, server.measured(), name, scenario.queries,
+                                        args.repeat)
             if args.reference:
                 limited = [dataclasses.replace(q, target_ms=None) for q in scenario.queries
                            if q.limited]

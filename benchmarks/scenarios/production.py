@@ -7,13 +7,10 @@ checked against its capacity; throughput against workers. The requests,
 targets and settings are data.toml's ``[production]``.
 """
 
-import concurrent.futures
 import contextlib
-import http.client
 import json
 import random
 import sqlite3
-import statistics
 import time
 import urllib.parse
 import uuid
@@ -22,28 +19,21 @@ from benchmarks.harness import machine
 from benchmarks.harness.client import Client
 from benchmarks.harness.databases import engine_at, version
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, Timing, percentile, progress, scale
+from benchmarks.scenarios import DATA, Query, Requests, Timing, in_threads, progress, scale, servers
 
 D = DATA["production"]
 MIX = D["mix"]
 
 
-def ratio_of(placer: dict | None, reference: dict | None) -> tuple[float | None, bool]:
-    """(Placer's median / the reference's, whether it is an upper bound: the
-    reference went over its cap); None when either has no time."""
-    if not placer or placer.get("median_ms") is None or not reference:
+def ratio_of(placer: dict | None, reference: dict | None,
+             key: str = "median_ms") -> tuple[float | None, bool]:
+    """(Placer's figure / the reference's, whether it is an upper bound: the
+    reference went over its cap); None when either has none."""
+    if not placer or placer.get(key) is None or not reference:
         return None, False
     if reference.get("over_s"):
-        return placer["median_ms"] / (reference["over_s"] * 1000), True
-    if reference.get("median_ms"):
-        return placer["median_ms"] / reference["median_ms"], False
-    return None, False
-
-
-def throughput_ratio(placer: dict | None, reference: dict | None) -> float | None:
-    p = placer and placer.get("per_second")
-    r = reference and reference.get("per_second")
-    return p / r if p is not None and r else None
+        return placer[key] / (reference["over_s"] * 1000), True
+    return (placer[key] / reference[key] if reference.get(key) else None), False
 
 
 def verdict(target: dict | None, row: dict) -> str:
@@ -118,32 +108,27 @@ def requests_for(gen: scale.Generated, size: int) -> list[Query]:
     return out
 
 
-def figures(timing: Timing) -> dict:
-    return {"median_ms": statistics.median(timing.times) if timing.times else None,
-            "p90_ms": percentile(timing.times, 90), "runs": len(timing.times),
-            "status": timing.status, "over_s": timing.over_s, "error": timing.error or None,
-            "items": timing.items}
-
-
-def time_requests(servers: dict, reqs: list[Query], repeat: int, reference_repeat: int,
+def time_requests(serving: dict, reqs: list[Query], repeat: int, reference_repeat: int,
                   tags: dict) -> list[dict]:
+    """Each request on both servers, run by run; a reference stuck on a
+    request is restarted (a worker still busy, or gone)."""
     rows = []
     for q in reqs:
-        placer = Timing()
-        ref = Timing(D["reference_cap_s"]) if "reference" in servers else None
+        placer = Timing(serving["placer"][1], repeat)
+        ref = serving.get("reference") and Timing(serving["reference"][1], reference_repeat,
+                                                  cap=D["reference_cap_s"])
         for run in range(max(repeat, reference_repeat) + 1):  # run 0: the warm-up
-            if run <= repeat and not placer.done:
-                placer.run(servers["placer"][1], q, timed=run > 0)
-            if ref is not None and run <= reference_repeat and not ref.done:
-                ref.run(servers["reference"][1], q, timed=run > 0)
+            placer.run(q, run)
+            if ref and run <= reference_repeat and not ref.done:
+                ref.run(q, run)
                 if ref.over_s or (ref.error and not ref.status):
-                    server = servers["reference"][0]
-                    server.restart()  # a worker still busy, or gone
-                    servers["reference"] = (server, Client(server.url, timeout=ref.cap))
-                    servers["restarts"] += 1
+                    server = serving["reference"][0]
+                    server.restart()  # on another port
+                    serving["reference"] = (server, Client(server.url, timeout=ref.cap))
+                    serving["restarts"] += 1
         row = {**tags, "query": q.name, "kind": "latency", "path": q.url,
-               "version": q.version or "1.39", "target": q.target, "placer": figures(placer),
-               "reference": figures(ref) if ref else None}
+               "version": q.version or "1.39", "target": q.target,
+               "placer": placer.figures(), "reference": ref.figures() if ref else None}
         row["ratio"], row["ratio_bound"] = ratio_of(row["placer"], row["reference"])
         row["verdict"] = verdict(q.target, row)
         rows.append(row)
@@ -163,53 +148,35 @@ def claim_bodies(gen: scale.Generated, flavor: dict[str, int], count: int,
              "consumer_type": "INSTANCE"} for _ in range(count)]
 
 
-def _error_code(payload: bytes) -> str:
-    try:
-        return json.loads(payload)["errors"][0].get("code") or "?"
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return "?"
-
-
 def run_claims(client: Client, bodies: list[dict], writers: int) -> dict:
-    """The claims, each for a new consumer, from ``writers`` threads; then
-    the check of every provider they touched, and their deletion (not
-    timed). A request answered neither 2xx nor 409 is an error."""
-    consumers = [str(uuid.uuid4()) for _ in bodies]
+    """The claims, each for a new consumer (a consumer whose delete failed
+    would answer a generation conflict), from ``writers`` threads; then the
+    check of every provider they touched, and their deletion (not timed).
+    A request answered neither 2xx nor 409 is an error."""
+    sent, consumers = Requests(client), [str(uuid.uuid4()) for _ in bodies]
     started = time.perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(writers) as pool:
-        outcomes = list(pool.map(lambda c, b: _claim(client, c, b), consumers, bodies))
+    answers = in_threads(writers, lambda consumer, body: sent.send(
+        "claim", "PUT", f"/allocations/{consumer}", body), consumers, bodies)
     seconds = time.perf_counter() - started
-    ok = [c for c, status, _, _ in outcomes if 200 <= status < 300]
-    codes: dict[str, int] = {}
-    errors: dict[str, int] = {}  # other failures: "status code" (0: no answer) -> count
-    for _, status, code, _ in outcomes:
-        if status == 409:
-            codes[code] = codes.get(code, 0) + 1
-        elif not 200 <= status < 300:
-            errors[f"{status} {code}"] = errors.get(f"{status} {code}", 0) + 1
+    ok = [c for c, (status, _) in zip(consumers, answers, strict=True) if 200 <= status < 300]
     providers = sorted({rp for body in bodies for rp in body["allocations"]})
     violations = over_capacity(*(
         {rp: client.call("GET", f"/resource_providers/{rp}/{key}")[key] for rp in providers}
         for key in ("inventories", "usages")))
-    latencies = [s * 1000 for _, status, _, s in outcomes if status]
-    return {"writers": writers, "claims": len(bodies), "ok": len(ok),
-            "conflicts": sum(codes.values()), "conflict_codes": codes,
-            "errors": sum(errors.values()), "error_statuses": errors,
+    return {"writers": writers, "claims": len(bodies), "ok": len(ok), **sent.tally(),
+            "conflict_codes": _count(r.code for r in sent.records if r.status == 409),
+            "error_statuses": _count(f"{r.status} {r.code}" for r in sent.records if r.failed),
             "seconds": seconds, "per_second": len(ok) / seconds if seconds else None,
             "attempts_per_second": len(bodies) / seconds if seconds else None,
-            "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
             "providers_checked": len(providers), "violations": violations,
             "not_deleted": delete(client, ok)}
 
 
-def _claim(client: Client, consumer: str, body: dict) -> tuple[str, int, str, float]:
-    """A consumer uuid is never reused: one whose delete failed would
-    answer a consumer generation conflict."""
-    try:
-        status, payload, seconds = client.request("PUT", f"/allocations/{consumer}", body)
-    except (OSError, http.client.HTTPException) as exc:
-        return consumer, 0, type(exc).__name__, 0.0
-    return consumer, status, _error_code(payload) if status >= 400 else "", seconds
+def _count(keys) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def delete(client: Client, consumers: list[str], rounds: int = 5) -> int:
@@ -217,15 +184,11 @@ def delete(client: Client, consumers: list[str], rounds: int = 5) -> int:
     time: the reference on SQLite answers 500 to some concurrent writes);
     returns how many could not be deleted."""
     def one(consumer) -> bool:
-        try:
-            status, _, _ = client.request("DELETE", f"/allocations/{consumer}")
-        except (OSError, http.client.HTTPException):
-            return False
+        status, _ = Requests(client).send("delete", "DELETE", f"/allocations/{consumer}")
         return 200 <= status < 300 or status == 404
 
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        left = [c for c, done in zip(consumers, pool.map(one, consumers), strict=True)
-                if not done]
+    left = [c for c, done in zip(consumers, in_threads(4, one, consumers), strict=True)
+            if not done]
     for _ in range(rounds):
         if not left:
             break
@@ -236,19 +199,19 @@ def delete(client: Client, consumers: list[str], rounds: int = 5) -> int:
     return len(left)
 
 
-def time_claims(servers: dict, gen: scale.Generated, args, tags: dict) -> list[dict]:
+def time_claims(serving: dict, gen: scale.Generated, args, tags: dict) -> list[dict]:
     flavor = {rc: int(n) for rc, n in (part.split(":") for part in D["claim_flavor"].split(","))}
     bodies = claim_bodies(gen, flavor, args.claims, args.seed)
     target = {"kind": "min_ratio", "value": D["claims_speedup"]}
     rows = []
     for writers in D["writers"]:
-        placer = run_claims(servers["placer"][1], bodies, writers)
-        reference = (run_claims(servers["reference"][1], bodies, writers)
-                     if "reference" in servers else None)
+        placer = run_claims(serving["placer"][1], bodies, writers)
+        reference = (run_claims(serving["reference"][1], bodies, writers)
+                     if "reference" in serving else None)
         row = {**tags, "query": f"claims, {writers} writers", "kind": "claims",
                "target": target, "flavor": D["claim_flavor"], "placer": placer,
-               "reference": reference, "ratio": throughput_ratio(placer, reference),
-               "ratio_bound": False}
+               "reference": reference}
+        row["ratio"], row["ratio_bound"] = ratio_of(placer, reference, "per_second")
         row["verdict"] = verdict(target, row)
         rows.append(row)
         progress(f"{row['query']}: {row['ratio']}, {row['verdict']}")
@@ -262,80 +225,56 @@ def run_mix(client: Client, gen: scale.Generated, hosts: list[str], seed: int) -
         {"resources": scale.RESOURCES, "limit": MIX["limit"]})
     quota = "/usages?" + urllib.parse.urlencode({"project_id": gen.project,
                                                  "user_id": gen.user})
-    records: list[tuple[str, int, float]] = []  # (kind, status or 0, seconds)
-    claimed: list[str] = []
+    sent, claimed = Requests(client), []
     deadline = time.perf_counter() + MIX["seconds"]
-
-    def send(kind, method, path, body=None, version=None):
-        try:
-            status, payload, seconds = client.request(method, path, body, version)
-        except (OSError, http.client.HTTPException):
-            records.append((kind, 0, 0.0))
-            return 0, b""
-        records.append((kind, status, seconds))
-        return status, payload
 
     def loop(index: int) -> None:
         rng = random.Random(f"mix {seed} {index}")
         updates = 0
         while time.perf_counter() < deadline:
-            status, payload = send("candidates", "GET", candidates)
+            status, payload = sent.send("candidates", "GET", candidates)
             requests = json.loads(payload)["allocation_requests"] if status == 200 else []
             if requests:
                 pick = requests[0] if MIX["pick"] == "first" else rng.choice(requests)
                 consumer = str(uuid.uuid4())
-                status, _ = send("claim", "PUT", f"/allocations/{consumer}", {
+                status, _ = sent.send("claim", "PUT", f"/allocations/{consumer}", {
                     "allocations": pick["allocations"], "project_id": gen.project,
                     "user_id": gen.user, "consumer_generation": None,
                     "consumer_type": "INSTANCE"})
                 if 200 <= status < 300:
                     claimed.append(consumer)
-            send("quota", "GET", quota, version=MIX["usages_version"])
+            sent.send("quota", "GET", quota, version=MIX["usages_version"])
             for _ in range(MIX["rt_per_boot"]):
                 rp = rng.choice(hosts)
-                status, payload = send("inventories", "GET",
-                                       f"/resource_providers/{rp}/inventories")
-                send("provider usages", "GET", f"/resource_providers/{rp}/usages")
+                status, payload = sent.send("inventories", "GET",
+                                            f"/resource_providers/{rp}/inventories")
+                sent.send("provider usages", "GET", f"/resource_providers/{rp}/usages")
                 updates += 1
                 if status == 200 and updates % MIX["put_every"] == 0:
-                    send("put inventories", "PUT", f"/resource_providers/{rp}/inventories",
-                         json.loads(payload))
+                    sent.send("put inventories", "PUT", f"/resource_providers/{rp}/inventories",
+                              json.loads(payload))
 
     started = time.perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(MIX["threads"]) as pool:
-        list(pool.map(loop, range(MIX["threads"])))
-    figures = mix_figures(records, time.perf_counter() - started, len(claimed))
+    in_threads(MIX["threads"], loop)
+    figures = mix_figures(sent, time.perf_counter() - started, len(claimed))
     figures["not_deleted"] = delete(client, claimed)
     return figures
 
 
-def mix_figures(records: list[tuple[str, int, float]], seconds: float, boots: int) -> dict:
-    def failed(s: int) -> bool:
-        return s == 0 or (s >= 400 and s != 409)
-
-    answered = [(k, s, t) for k, s, t in records if s]
-    times = [t * 1000 for _, _, t in answered]
-    by_kind = {}
-    for kind in dict.fromkeys(k for k, _, _ in records):
-        mine = [t * 1000 for k, s, t in answered if k == kind]
-        by_kind[kind] = {
-            "requests": sum(1 for k, _, _ in records if k == kind),
-            "conflicts": sum(1 for k, s, _ in answered if k == kind and s == 409),
-            "errors": sum(1 for k, s, _ in records if k == kind and failed(s)),
-            "p50_ms": percentile(mine, 50), "p99_ms": percentile(mine, 99)}
-    return {"seconds": seconds, "requests": len(answered),
-            "per_second": len(answered) / seconds if seconds else None,
-            "p50_ms": percentile(times, 50), "p99_ms": percentile(times, 99),
+def mix_figures(sent: Requests, seconds: float, boots: int) -> dict:
+    answered = sum(1 for r in sent.records if r.status)
+    return {"seconds": seconds, "requests": answered,
+            "per_second": answered / seconds if seconds else None, **sent.tally(),
             "boots": boots, "boots_per_second": boots / seconds if seconds else None,
-            "conflicts": sum(1 for _, s, _ in answered if s == 409),
-            "errors": sum(1 for _, s, _ in records if failed(s)), "by_kind": by_kind}
+            "by_kind": {kind: {"requests": sum(r.kind == kind for r in sent.records),
+                               **sent.tally(kind)}
+                        for kind in dict.fromkeys(r.kind for r in sent.records)}}
 
 
 def time_mix(url: str, gen: scale.Generated, args, tags: dict) -> list[dict]:
     rows = []
     for workers in MIX["workers_list"]:
-        for label, venv in [("placer", None)] + ([("reference", args.reference)]
-                                                 if args.reference else []):
+        for label, venv in servers(args):
             with Server(workers, connection=url, reference=venv) as server:
                 client = Client(server.url, timeout=D["reference_cap_s"] if venv else 600)
                 hosts = [rp["uuid"] for rp in client.call("GET", "/resource_providers")[
@@ -347,27 +286,19 @@ def time_mix(url: str, gen: scale.Generated, args, tags: dict) -> list[dict]:
     return rows
 
 
-def plan(args) -> list[tuple[str, int]]:
-    shapes = scale.SHAPES if args.shape == "all" else (args.shape,)
-    return [(shape, size) for shape in shapes
-            for size in (args.sizes if shape == "flat" else args.nested_sizes)]
-
-
 def mix_at(args, steps: list[tuple[str, int]]) -> tuple[str, int] | None:
     """The step of the throughput runs: ``--mix-size`` of the first shape
     (default: its largest size up to 10,000; 0: none)."""
-    if not steps or args.mix_size == 0:
-        return None
-    sizes = [size for s, size in steps if s == steps[0][0]]
+    first = steps[0][0] if steps else ""
+    sizes = [size for shape, size in steps if shape == first]
     if args.mix_size is not None:
-        return (steps[0][0], args.mix_size) if args.mix_size in sizes else None
+        return (first, args.mix_size) if args.mix_size in sizes else None
     small = [size for size in sizes if size <= 10_000]
-    return (steps[0][0], max(small)) if small else None
+    return (first, max(small)) if small else None
 
 
 def run(args, argv: list[str]) -> dict:
-    steps = plan(args)
-    mix = mix_at(args, steps)
+    mix = mix_at(args, scale.steps(args))
     data = {"benchmark": "production", **machine.describe(argv, args.reference),
             "backend": args.backend, "sqlite_version": sqlite3.sqlite_version,
             "database_version": None, "workers": args.workers, "repeat": args.repeat,
@@ -376,35 +307,29 @@ def run(args, argv: list[str]) -> dict:
             "writers": D["writers"], "claim_flavor": D["claim_flavor"],
             "mix": {**MIX, "at": list(mix) if mix else None},
             "databases": [], "results": [], "throughput": []}
-    for shape, size in steps:
-        step_started = time.perf_counter()
-        with scale.generated(args.backend, size, shape) as (url, gen):
-            with engine_at(url) as engine:
-                data["database_version"] = version(engine)
-            tags = {"shape": shape, "size": size}
-            big = size >= D["big_from"]
-            with contextlib.ExitStack() as stack:
-                servers: dict = {"restarts": 0}
-                for label, venv in [("placer", None)] + ([("reference", args.reference)]
-                                                         if args.reference else []):
-                    server = stack.enter_context(Server(args.workers, connection=url,
-                                                        reference=venv))
-                    servers[label] = (server, Client(server.url, timeout=D["reference_cap_s"]
-                                                     if venv else 600))
-                data["results"] += time_requests(
-                    servers, requests_for(gen, size), args.repeat,
-                    D["big_reference_repeat"] if big else args.reference_repeat, tags)
-                if not big and args.claims:
-                    data["results"] += time_claims(servers, gen, args, tags)
-            step = {**tags, "providers": gen.providers, "roots": gen.roots,
-                    "consumers": gen.consumers, "allocations": gen.allocations,
-                    "generated_s": round(gen.seconds, 1),
-                    "reference_restarts": servers["restarts"]}
-            if (shape, size) == mix:
-                mix_started = time.perf_counter()
-                data["throughput"] += time_mix(url, gen, args, tags)
-                step["mix_s"] = round(time.perf_counter() - mix_started, 1)
-            step["seconds"] = round(time.perf_counter() - step_started, 1)
-            data["databases"].append(step)
+    for shape, size, url, gen in scale.clouds(args):
+        step_started, tags, big = time.perf_counter(), {"shape": shape, "size": size}, (
+            size >= D["big_from"])
+        with engine_at(url) as engine:
+            data["database_version"] = version(engine)
+        with contextlib.ExitStack() as stack:
+            serving: dict = {"restarts": 0}
+            for label, venv in servers(args):
+                server = stack.enter_context(Server(args.workers, connection=url,
+                                                    reference=venv))
+                serving[label] = (server, Client(server.url, timeout=D["reference_cap_s"]
+                                                 if venv else 600))
+            data["results"] += time_requests(
+                serving, requests_for(gen, size), args.repeat,
+                D["big_reference_repeat"] if big else args.reference_repeat, tags)
+            if not big and args.claims:
+                data["results"] += time_claims(serving, gen, args, tags)
+        step = {**tags, **gen.counts(), "generated_s": round(gen.seconds, 1),
+                "reference_restarts": serving["restarts"]}
+        if (shape, size) == mix:
+            mix_started = time.perf_counter()
+            data["throughput"] += time_mix(url, gen, args, tags)
+            step["mix_s"] = round(time.perf_counter() - mix_started, 1)
+        step["seconds"] = round(time.perf_counter() - step_started, 1)
+        data["databases"].append(step)
     return {**data, "finished": machine.now(), "load_average_after": machine.load_average()}
-

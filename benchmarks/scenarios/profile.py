@@ -31,10 +31,10 @@ LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
 ]
 
 
-def _queries(client: InProcessClient, args) -> list:
+def _queries(client: InProcessClient, args, url: str) -> list:
     """Load the scenario; its queries (of ``args.queries``, if named)."""
     if args.scenario == "scale":
-        with engine_at(args.url) as engine:
+        with engine_at(url) as engine:
             gen = scale.generate(engine, args.size, "flat")
         queries = production.requests_for(gen, args.size)
         queries = [q for q in queries if q.name != "unlimited"]
@@ -52,12 +52,10 @@ def profile(args) -> str:
     with tempfile.TemporaryDirectory(prefix="placer-profile-") as directory:
         db = ThrowAwayDatabase("sqlite" if args.scenario != "scale" else args.backend,
                                directory=directory, prefix="placer_profile")
-        args.url = db.create()
-        try:
-            client = InProcessClient(placer_app(Path(directory), args.url, serving=True))
-            queries = _queries(client, args)
+        with db as url:
+            client = InProcessClient(placer_app(Path(directory), url, serving=True))
             plain, table, whole = {}, {}, cProfile.Profile()
-            for q in queries:
+            for q in _queries(client, args, url):
                 def one(q=q):
                     path, body = q.request() if q.request else (q.url, None)
                     status, payload, _ = client.request(q.method, path, body, q.version)
@@ -80,8 +78,6 @@ def profile(args) -> str:
                     ct for (path, _, func), (_, _, _, ct, _) in stats.items()
                     for suffix, name in specs if func == name and path.endswith(suffix)
                 ) / args.repeat * 1000 for label, specs in LAYERS}
-        finally:
-            db.drop()
     names = list(table)
     lines = [f"{args.scenario} on {db.backend}: ms per request in process", "",
              "| layer | " + " | ".join(names) + " |", "|---|" + "---|" * len(names),

@@ -10,6 +10,7 @@ import random
 import time
 import urllib.parse
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
@@ -19,11 +20,10 @@ from benchmarks.harness import machine
 from benchmarks.harness.client import Client
 from benchmarks.harness.databases import ThrowAwayDatabase, engine_at, prepare
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, progress, seeded_uuid, time_queries
+from benchmarks.scenarios import DATA, Query, progress, seeded_uuid, servers, shapes, time_queries
 from placer.db import scores
 from placer.db import tables as t
 
-SHAPES = ("flat", "nested")
 D = DATA["scale"]
 CHUNK = 10_000  # rows per multi-row INSERT
 RESOURCES = ",".join(f"{rc}:{n}" for rc, n in D["claim"].items())
@@ -46,6 +46,10 @@ class Generated:
     project: str = ""  # external id of a project with about 25 consumers
     user: str = ""
 
+    def counts(self) -> dict[str, int]:
+        return {key: getattr(self, key) for key in ("providers", "roots", "consumers",
+                                                    "allocations")}
+
 
 class _Writer:
     """Buffers rows (tuples in COLUMNS order) per table; when one buffer is
@@ -53,7 +57,7 @@ class _Writer:
     driver's executemany (SQLAlchemy's per-row processing would cost more
     than the database's work), or COPY on PostgreSQL with psycopg 3."""
 
-    COLUMNS = {  # in the tables' column order, so that no row is reordered
+    COLUMNS = {  # the order of each row's values
         t.resource_providers: ("created_at", "id", "uuid", "name", "generation",
                                "root_provider_id", "parent_provider_id"),
         t.inventories: ("created_at", "resource_provider_id", "resource_class_id", "total",
@@ -67,17 +71,9 @@ class _Writer:
     }
 
     def __init__(self, conn):
-        self.conn = conn
-        self.rows: dict[sa.Table, list[tuple]] = {table: [] for table in self.COLUMNS}
+        self.conn, self.rows = conn, {table: [] for table in self.COLUMNS}
         self.copy = conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
-        self.sql = {}
-        for table, columns in self.COLUMNS.items():
-            compiled = table.insert().values({c: sa.bindparam(c) for c in columns}).compile(
-                dialect=conn.dialect)
-            # positional paramstyles (qmark, format) take tuples, named ones dicts
-            order = compiled.positiontup
-            self.sql[table] = (str(compiled), None if order is None else
-                               [columns.index(name) for name in order])
+        self.mark = "?" if conn.dialect.name == "sqlite" else "%s"  # the driver's, positional
 
     def add(self, table: sa.Table, row: tuple) -> None:
         self.rows[table].append(row)
@@ -86,50 +82,39 @@ class _Writer:
 
     def flush(self) -> None:
         for table, columns in self.COLUMNS.items():
-            rows = self.rows[table]
-            if not rows:
-                continue
-            if self.copy:
+            rows, self.rows[table] = self.rows[table], []
+            into = f"{table.name} ({', '.join(columns)})"
+            if rows and self.copy:
                 dbapi = self.conn.connection.dbapi_connection
-                with dbapi.cursor() as cur, cur.copy(
-                        f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy:
+                with dbapi.cursor() as cur, cur.copy(f"COPY {into} FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)
-            else:
-                sql, order = self.sql[table]
-                if order is None:
-                    rows = [dict(zip(columns, row, strict=True)) for row in rows]
-                elif order != list(range(len(columns))):
-                    rows = [tuple(row[i] for i in order) for row in rows]
-                self.conn.exec_driver_sql(sql, rows)
-            self.rows[table] = []
+            elif rows:
+                self.conn.exec_driver_sql(
+                    f"INSERT INTO {into} VALUES ({', '.join([self.mark] * len(columns))})", rows)
 
 
-def _names(conn, table: sa.Table, names) -> dict[str, int]:
-    return {n: i for n, i in conn.execute(
-        sa.select(table.c.name, table.c.id).where(table.c.name.in_(names)))}
+def _ids(conn, table: sa.Table, names) -> dict[str, int]:
+    query = sa.select(table.c.name, table.c.id).where(table.c.name.in_(names))
+    return dict(conn.execute(query).all())
 
 
 def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Generated:
     """Write the scenario into the fresh database behind ``engine``."""
-    if shape not in SHAPES:
-        raise ValueError(f"unknown shape {shape!r}")
-    started = time.perf_counter()
+    started, rng = time.perf_counter(), random.Random(seed)
     prepare(engine)
-    rng = random.Random(seed)
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     roots = max(n // (1 if shape == "flat" else 3), 1)
-    custom, aggs = D["custom_trait"], D["aggregates"]
-    choices = D["choices"]
+    custom, aggs, choices = D["custom_trait"], D["aggregates"], D["choices"]
     with engine.begin() as conn:
         if conn.dialect.name == "sqlite":
             conn.exec_driver_sql("PRAGMA cache_size=-262144")  # 256 MiB: indexes stay in memory
         conn.execute(t.traits.insert(), [{"name": custom, "created_at": now}])
-        classes = _names(conn, t.resource_classes, ["VCPU", "MEMORY_MB", "DISK_GB"])
-        trait_ids = _names(conn, t.traits, [*D["root_traits"], "HW_CPU_X86_AVX2", custom,
-                                            "HW_NUMA_ROOT"])
         conn.execute(t.consumer_types.insert(), [{"name": "INSTANCE", "created_at": now}])
-        instance_type = _names(conn, t.consumer_types, ["INSTANCE"])["INSTANCE"]
+        classes = _ids(conn, t.resource_classes, ["VCPU", "MEMORY_MB", "DISK_GB"])
+        trait_ids = _ids(conn, t.traits, [*D["root_traits"], "HW_CPU_X86_AVX2", custom,
+                                          "HW_NUMA_ROOT"])
+        instance_type = _ids(conn, t.consumer_types, ["INSTANCE"])["INSTANCE"]
         aggregates = [seeded_uuid(rng) for _ in range(aggs)]
         conn.execute(t.placement_aggregates.insert(), [
             {"id": i + 1, "uuid": a, "created_at": now} for i, a in enumerate(aggregates)])
@@ -156,13 +141,11 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                 for numa in tree_providers[1:]:
                     inventory[numa] = {"VCPU": (vcpu[0] // 2, vcpu[1] // 2, vcpu[2]),
                                        "MEMORY_MB": (memory[0] // 2, memory[1] // 2, memory[2])}
-            traits = {root: [*D["root_traits"]]}
-            if rng.random() < 0.5:
-                traits[root].append("HW_CPU_X86_AVX2")
-            if rng.random() < 0.1:
-                traits[root].append(custom)
-            for numa in tree_providers[1:]:
-                traits[numa] = ["HW_NUMA_ROOT"]
+            traits = {root: [*D["root_traits"]], **{numa: ["HW_NUMA_ROOT"]
+                                                     for numa in tree_providers[1:]}}
+            for trait, chance in (("HW_CPU_X86_AVX2", 0.5), (custom, 0.1)):
+                if rng.random() < chance:
+                    traits[root].append(trait)
             in_aggs = [rng.randrange(aggs)]
             if rng.random() < 0.05:
                 in_aggs.append((in_aggs[0] + 1 + rng.randrange(aggs - 1)) % aggs)
@@ -170,11 +153,11 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
             # one NUMA node (alternating) in the nested shape
             k = rng.randint(1, 5)
             fraction = rng.uniform(0.15, 0.45)
-            placed: list[dict[int, dict[str, int]]] = []
-            for j in range(k):
-                cpu_on = root if shape == "flat" else tree_providers[1 + j % 2]
-                placed.append({cpu_on: {"VCPU": 0, "MEMORY_MB": 0}})
-                placed[-1].setdefault(root, {})["DISK_GB"] = 0
+            cpu_nodes = tree_providers[1:] or [root]
+            placed = [{cpu_nodes[j % len(cpu_nodes)]: {"VCPU": 0, "MEMORY_MB": 0}}
+                      for j in range(k)]
+            for c in placed:
+                c.setdefault(root, {})["DISK_GB"] = 0
             for pid, classes_of in inventory.items():
                 for rc, (total, reserved, ratio) in classes_of.items():
                     users = [c for c in placed if rc in c.get(pid, {})]
@@ -201,12 +184,10 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
             if tree % sample_every == 0 and len(samples) < D["samples"]:
                 samples.append({pid: list(inventory[pid]) for pid in tree_providers})
         projects = max(len(consumers) // D["consumers_per_project"], 1)
-        conn.execute(t.projects.insert(), [
-            {"id": p + 1, "external_id": f"scale-project-{p}", "created_at": now}
-            for p in range(projects)])
-        conn.execute(t.users.insert(), [
-            {"id": u + 1, "external_id": f"scale-user-{u}", "created_at": now}
-            for u in range(projects)])
+        for table, name in ((t.projects, "project"), (t.users, "user")):
+            conn.execute(table.insert(), [
+                {"id": p + 1, "external_id": f"scale-{name}-{p}", "created_at": now}
+                for p in range(projects)])
         allocation_rows = 0
         for i, (consumer, placed_on) in enumerate(consumers):
             writer.add(t.consumers, (stamp, consumer, i % projects + 1,
@@ -264,6 +245,22 @@ def generated(backend: str, size: int, shape: str):
         yield url, gen
 
 
+def steps(args) -> list[tuple[str, int]]:
+    """(shape, size) of ``--shape`` ("all": flat, then nested) at ``--sizes``
+    (nested: at ``--nested-sizes``, where the command has them)."""
+    nested = vars(args).get("nested_sizes", args.sizes)
+    return [(shape, size) for shape in shapes(args.shape)
+            for size in (nested if shape == "nested" else args.sizes)]
+
+
+def clouds(args) -> Iterator[tuple[str, int, str, Generated]]:
+    """Each step's database on ``--backend``, in turn: (shape, size, its URL,
+    what was written); it is dropped when the next one is made."""
+    for shape, size in steps(args):
+        with generated(args.backend, size, shape) as (url, gen):
+            yield shape, size, url, gen
+
+
 def queries(gen: Generated, size: int | None = None) -> list[Query]:
     """The timed requests, limited ones first: the unlimited query's memory
     stays with the worker and would hide the others' peaks. With ``size``,
@@ -314,22 +311,15 @@ def run(args, argv: list[str]) -> dict:
             "sizes": args.sizes, "repeat": args.repeat,
             "reference_repeat": args.reference_repeat if args.reference else None,
             "workers": args.workers, "databases": [], "results": []}
-    for shape in SHAPES if args.shape == "all" else (args.shape,):
-        for size in args.sizes:
-            with generated(args.backend, size, shape) as (url, gen):
-                data["databases"].append({
-                    "shape": shape, "size": size, "providers": gen.providers,
-                    "roots": gen.roots, "consumers": gen.consumers,
-                    "allocations": gen.allocations, "seconds": round(gen.seconds, 1)})
-                servers = [("placer", None, args.repeat)]
-                if args.reference:
-                    servers.append(("reference", args.reference, args.reference_repeat))
-                for label, venv, repeat in servers:
-                    with Server(args.workers, connection=url, reference=venv,
-                                placer=None if venv else order) as server:
-                        data["results"] += [r.row(server=label, shape=shape, size=size)
-                                            for r in time_queries(
-                            Client(server.url), server.measured(), f"{label} {shape} {size}",
-                            queries(gen, None if venv else size), repeat, args.only)]
+    for shape, size, url, gen in clouds(args):
+        data["databases"].append({"shape": shape, "size": size, **gen.counts(),
+                                  "seconds": round(gen.seconds, 1)})
+        for label, venv in servers(args):
+            with Server(args.workers, connection=url, reference=venv,
+                        placer=None if venv else order) as server:
+                data["results"] += [r.row(server=label, shape=shape, size=size)
+                                    for r in time_queries(
+                    Client(server.url), server.measured(), f"{label} {shape} {size}",
+                    queries(gen, None if venv else size),
+                    args.reference_repeat if venv else args.repeat, args.only)]
     return {**data, "finished": machine.now(), "load_average_after": machine.load_average()}
-

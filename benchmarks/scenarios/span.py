@@ -9,20 +9,16 @@ from benchmarks.harness import machine
 from benchmarks.harness.client import Client
 from benchmarks.harness.databases import ThrowAwayDatabase
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import progress
-from benchmarks.scenarios.fixed import Provider, Scenario, load
+from benchmarks.scenarios import DATA, progress
+from benchmarks.scenarios.fixed import Scenario, load, tree
 
 QUERIES = ("resources1=VCPU:1,MEMORY_MB:512", "resources=VCPU:1,MEMORY_MB:512")
 
 
 def cloud(hosts: int) -> Scenario:
-    """``hosts`` roots, each with two NUMA children (VCPU 8, MEMORY_MB 16384)."""
-    providers = []
-    for h in range(hosts):
-        root = Provider(f"host{h:02d}")
-        providers += [root] + [Provider(f"{root.name}-numa{n}", root.uuid, inventories={
-            "VCPU": {"total": 8}, "MEMORY_MB": {"total": 16384}}) for n in range(2)]
-    return Scenario("span", providers, {}, [])
+    """``hosts`` roots, each with two NUMA children (data.toml's)."""
+    return Scenario("span", [p for h in range(hosts)
+                             for p in tree(f"host{h:02d}", DATA["span"]["levels"])], {}, [])
 
 
 def spans(client: Client, scenario: Scenario, limit: int) -> dict[str, int]:

@@ -8,14 +8,14 @@ import pytest
 
 from benchmarks import report
 from benchmarks.__main__ import parser
-from benchmarks.scenarios import capacity, scale
+from benchmarks.scenarios import SHAPES, capacity, scale
 from placer import wsgi
 from placer.db import engine as db_engine
 from placer.schemas import capacity as capacity_schema
 from tests.helpers.api import Api, make_conf
 
 
-@pytest.fixture(scope="module", params=scale.SHAPES)
+@pytest.fixture(scope="module", params=SHAPES)
 def generated(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"capacity-{request.param}")
     url = f"sqlite:///{tmp}/scale.sqlite"

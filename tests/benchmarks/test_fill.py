@@ -6,7 +6,7 @@ import pytest
 from benchmarks.harness.client import InProcessClient
 from benchmarks.harness.databases import prepare
 from benchmarks.harness.servers import conf_text
-from benchmarks.scenarios import fill
+from benchmarks.scenarios import SHAPES, fill
 from benchmarks.scenarios.fixed import load
 from placer import wsgi
 from placer.db import engine as db_engine
@@ -22,7 +22,7 @@ def app_client(tmp_path):
     engine.dispose()
 
 
-@pytest.mark.parametrize("shape", fill.SHAPES)
+@pytest.mark.parametrize("shape", SHAPES)
 def test_a_tiny_cloud_fills_and_its_numbers_agree(app_client, shape):
     cloud = fill.cloud(4, shape, seed=3)
     load(app_client, cloud, threads=1)
@@ -88,7 +88,7 @@ def test_the_cloud_is_the_same_for_the_same_seed():
 
 
 def test_a_cloud_of_generations_enrolls_the_oldest_first():
-    for shape in fill.SHAPES:
+    for shape in SHAPES:
         scenario = fill.cloud(6, shape, seed=1, kind="generations")
         hosts = fill.hosts_of(scenario)
         roots = [p.uuid for p in scenario.providers if p.parent is None]

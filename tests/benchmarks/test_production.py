@@ -11,7 +11,7 @@ import pytest
 from benchmarks import report
 from benchmarks.__main__ import main, parser
 from benchmarks.report.production import cell_text
-from benchmarks.scenarios import percentile, production, scale
+from benchmarks.scenarios import Record, Requests, percentile, production, scale
 
 RATIO = {"kind": "max_ratio", "value": 0.2}
 SPEEDUP = {"kind": "min_ratio", "value": 3.0}
@@ -51,13 +51,14 @@ def test_absolute_targets_and_claims():
     assert _row(195.0, None, MS)["verdict"] == "missed by 1.3x"
     fast = {"per_second": 90.0, "violations": []}
     row = {"placer": fast, "reference": {"per_second": 20.0}}
-    row["ratio"] = production.throughput_ratio(fast, row["reference"])
+    row["ratio"], bound = production.ratio_of(fast, row["reference"], "per_second")
+    assert not bound
     assert row["ratio"] == 4.5 and production.verdict(SPEEDUP, row) == "met"
     assert production.verdict(SPEEDUP, {**row, "ratio": 2.0}) == "missed by 1.5x"
     assert production.verdict(SPEEDUP, {**row, "ratio": 2.98}) == "missed by 1.01x"
     over = {**row, "placer": {**fast, "violations": [{"provider": "a"}, {"provider": "b"}]}}
     assert production.verdict(SPEEDUP, over) == "missed: 2 violations"
-    assert production.throughput_ratio(fast, None) is None
+    assert production.ratio_of(fast, None, "per_second") == (None, False)
     theirs = {**row, "target": SPEEDUP, "kind": "claims", "verdict": "met",
               "reference": {"per_second": 20.0, "violations": [{"provider": "a"}]}}
     assert cell_text(theirs) == "4.50x (reference: 1 violations), met"
@@ -185,9 +186,11 @@ def test_run_claims_counts_conflicts_and_violations(checks):
 
 
 def test_mix_figures():
-    records = [("candidates", 200, 0.1), ("claim", 204, 0.02), ("claim", 409, 0.03),
-               ("quota", 200, 0.01), ("inventories", 0, 0.0)]
-    figures = production.mix_figures(records, seconds=2.0, boots=1)
+    sent = Requests(client=None)
+    sent.records = [Record("candidates", 200, 0.1), Record("claim", 204, 0.02),
+                    Record("claim", 409, 0.03), Record("quota", 200, 0.01),
+                    Record("inventories", 0, 0.0, "ConnectionResetError")]
+    figures = production.mix_figures(sent, seconds=2.0, boots=1)
     assert figures["requests"] == 4 and figures["per_second"] == 2.0
     assert (figures["conflicts"], figures["errors"], figures["boots_per_second"]) == (1, 1, 0.5)
     assert figures["by_kind"]["claim"]["conflicts"] == 1
@@ -200,17 +203,21 @@ def test_plan_and_mix_size():
     args = parser().parse_args(["production"])
     assert (args.sizes, args.nested_sizes, args.workers, args.repeat,
             args.reference_repeat) == ([1000, 10000], [1000], 2, 10, 5)
+    # production's defaults are its own: the other timed scenarios keep theirs
+    for other in ("scale", "scenarios"):
+        theirs = parser().parse_args([other])
+        assert (theirs.workers, theirs.repeat, theirs.reference_repeat) == (1, 10, 3)
     assert (production.D["writers"], production.MIX["workers_list"]) == ([8, 32], [1, 2, 4])
-    steps = production.plan(args)
+    steps = scale.steps(args)
     assert steps == [("flat", 1000), ("flat", 10000), ("nested", 1000)]
     assert production.mix_at(args, steps) == ("flat", 10000)
     big = parser().parse_args(["production", "--sizes", "100000", "--shape", "flat"])
-    assert production.mix_at(big, production.plan(big)) is None
+    assert production.mix_at(big, scale.steps(big)) is None
     assert production.mix_at(parser().parse_args(["production", "--mix-size", "0"]),
                              steps) is None
     nested = parser().parse_args(["production", "--shape", "nested", "--nested-sizes",
                                   "300,3000"])
-    assert production.mix_at(nested, production.plan(nested)) == ("nested", 3000)
+    assert production.mix_at(nested, scale.steps(nested)) == ("nested", 3000)
 
 
 def _latency(query, shape, size, placer_ms, reference, target=RATIO):

@@ -13,7 +13,7 @@ from benchmarks import report
 from benchmarks.__main__ import main
 from benchmarks.harness import databases
 from benchmarks.harness.client import VERSION
-from benchmarks.scenarios import fixed, run_query, scale
+from benchmarks.scenarios import SHAPES, fixed, run_query, scale
 from placer import wsgi
 from placer.db import engine as db_engine
 from placer.db import tables as t
@@ -124,7 +124,7 @@ def test_a_failed_query_is_noted_and_not_repeated():
 
 # -- the scale scenario: generated with SQL, served through the WSGI app ----
 
-@pytest.fixture(scope="module", params=scale.SHAPES)
+@pytest.fixture(scope="module", params=SHAPES)
 def generated(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(f"scale-{request.param}")
     url = f"sqlite:///{tmp}/scale.sqlite"
