@@ -268,3 +268,17 @@ def test_the_command_exits_1_with_why(backend, tmp_path, nova_api, capsys):
         code, _, err = cli.runner(manage.main)(capsys, "--config-file", str(conf), "audit",
                                                "--nova")
     assert code == 1 and "host3" in err
+
+
+def test_nova_options_are_keystoneauths_with_novas_defaults(tmp_path):
+    from placer import conf as placer_conf
+
+    conf = make_conf(tmp_path, nova={"auth_type": "password", "region_name": "RegionTwo",
+                                     "endpoint_override": "http://127.0.0.1:1/v2.1"})
+    assert conf.nova.service_type == "compute"
+    assert conf.nova.valid_interfaces == ["internal", "public"]
+    assert (conf.nova.region_name, conf.nova.endpoint_override) == (
+        "RegionTwo", "http://127.0.0.1:1/v2.1")
+    listed = {opt.dest for opt in dict(placer_conf.list_opts())["nova"]}
+    assert {"auth_type", "auth_url", "region_name", "valid_interfaces", "endpoint_override",
+            "timeout", "cafile", "username", "password"} <= listed
