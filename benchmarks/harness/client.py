@@ -24,26 +24,21 @@ class Client:
     thread; a request over ``timeout`` seconds raises TimeoutError."""
 
     def __init__(self, url: str, version: str = VERSION, timeout: float = 600):
-        parts = urllib.parse.urlsplit(url)
-        self._cls = (http.client.HTTPSConnection if parts.scheme == "https"
-                     else http.client.HTTPConnection)
-        self._netloc, self._prefix = parts.netloc, parts.path.rstrip("/")
-        self.version, self.timeout = version, timeout
-        self._local = threading.local()
+        self.version, self.timeout, self._local = version, timeout, threading.local()
+        self._netloc = urllib.parse.urlsplit(url).netloc
 
     def request(self, method: str, path: str, body=None, version: str | None = None):
         """(status, raw body bytes, seconds from sending to the last byte)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = self._cls(self._netloc, timeout=self.timeout)
+            conn = self._local.conn = http.client.HTTPConnection(self._netloc, timeout=self.timeout)
         headers = {**HEADERS, "OpenStack-API-Version": f"placement {version or self.version}"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
+        data = None if body is None else json.dumps(body).encode()
+        if data:
             headers["Content-Type"] = "application/json"
         start = time.perf_counter()
         try:
-            conn.request(method, self._prefix + path, body=data, headers=headers)
+            conn.request(method, path, body=data, headers=headers)
             resp = conn.getresponse()
             payload = resp.read()
         except (http.client.HTTPException, OSError):

@@ -12,16 +12,10 @@ from pathlib import Path
 import sqlalchemy
 
 # run in the reference's virtualenv: the versions of what serves it
-_REFERENCE_VERSIONS = """\
-import importlib.metadata as m, json, platform, sqlite3
-out = {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version}
-for name in ("openstack-placement", "gunicorn", "SQLAlchemy"):
-    try:
-        out[name] = m.version(name)
-    except m.PackageNotFoundError:
-        out[name] = None
-print(json.dumps(out))
-"""
+_REFERENCE_VERSIONS = """import importlib.metadata as m, json, platform, sqlite3
+print(json.dumps({"python": platform.python_version(), "sqlite": sqlite3.sqlite_version,
+                  **{name: next((d.version for d in m.distributions(name=name)), None)
+                     for name in ("openstack-placement", "gunicorn", "SQLAlchemy")}}))"""
 
 
 def now() -> str:

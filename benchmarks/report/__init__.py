@@ -410,8 +410,6 @@ def _fill_section(runs: list[Run], out: Out) -> list[str]:
                       lambda d: f"at most {size_text(d['max_boots'])} boots per order",
                       lambda d: f"seed {d['seed']}", lambda d: f"{d['schedulers']} schedulers",
                       lambda d: text.workers(d.get("workers")))
-    if any(not run.data.get("candidate_order_known", True) for run in runs):
-        lines += [TEXTS["fill_no_order"], ""]
     if host := first.get("host"):
         lines += [TEXTS["fill_host"].format(flat=_inventory_text(host.get("flat", {})),
                                             numa=_inventory_text(host.get("numa_node", {}))), ""]

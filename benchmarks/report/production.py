@@ -5,15 +5,11 @@ from benchmarks.report.text import BACKENDS, head, number, ratio_text, row, shor
 NO_REFERENCE = "no reference"
 
 
+TARGETS = {"max_ms": "under {:g} ms", "min_ratio": "≥ {:g}x, no violation", "max_ratio": "≤ {:g}"}
+
+
 def target_text(target: dict | None) -> str:
-    if not target:
-        return ""
-    kind, value = target["kind"], target["value"]
-    if kind == "max_ms":
-        return f"under {value:g} ms"
-    if kind == "min_ratio":
-        return f"≥ {value:g}x, no violation"
-    return f"≤ {value:g}"
+    return TARGETS[target["kind"]].format(target["value"]) if target else ""
 
 
 def figure_text(figures: dict | None) -> str:

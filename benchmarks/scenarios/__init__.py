@@ -137,7 +137,7 @@ class Timing:
                 "items": self.items}
 
     def result(self, scenario: str, q: Query, seconds: float) -> Result:
-        """As run_query gives it; a failure is noted."""
+        """As time_queries gives it; a failure is noted."""
         if self.done:
             why = self.error if not self.status else (
                 f"HTTPError: {q.name}: {self.status} {self.error}")
@@ -154,26 +154,21 @@ class Timing:
         return result
 
 
-def run_query(client, scenario: str, query: Query, repeat: int, server=None) -> Result:
-    """One warm-up, then ``repeat`` timed runs; ``server``: a harness Proc."""
-    if not query.limited and (query.expected or 0) > HUGE:
-        return Result(scenario, query.name, target_ms=query.target_ms, path=query.url,
-                      note=f"skipped: {query.expected} candidates")
-    timing, started = Timing(client, repeat, server), time.perf_counter()
-    for index in range(repeat + 1):
-        timing.run(query, index)
-    return timing.result(scenario, query, time.perf_counter() - started)
-
-
 def time_queries(client, server, name: str, queries: list[Query], repeat: int,
                  only: str | None = None) -> list[Result]:
-    """Each query (of ``only``, comma-separated names, if given)."""
+    """Each query (of ``only``, comma-separated names, if given): one
+    warm-up, then ``repeat`` timed runs; ``server``: a harness Proc."""
     results = []
-    for query in queries:
-        if not only or query.name in only.split(","):
-            results.append(run_query(client, name, query, repeat, server))
-            progress(f"{name}, {query.name}: median {results[-1].median_ms} ms "
-                     f"{results[-1].note}")
+    for q in (q for q in queries if not only or q.name in only.split(",")):
+        if not q.limited and (q.expected or 0) > HUGE:
+            results.append(Result(name, q.name, target_ms=q.target_ms, path=q.url,
+                                  note=f"skipped: {q.expected} candidates"))
+            continue
+        timing, started = Timing(client, repeat, server), time.perf_counter()
+        for index in range(repeat + 1):
+            timing.run(q, index)
+        results.append(timing.result(name, q, time.perf_counter() - started))
+        progress(f"{name}, {q.name}: median {results[-1].median_ms} ms {results[-1].note}")
     return results
 
 
@@ -219,8 +214,6 @@ class Requests:
         return {"conflicts": sum(r.status == 409 for r in mine),
                 "errors": sum(r.failed for r in mine),
                 "p50_ms": percentile(ms, 50), "p99_ms": percentile(ms, 99)}
-
-
 
     def latency(self, kind: str) -> dict:
         """Of every request of the kind: how many, their median and p90 in ms."""

@@ -172,12 +172,15 @@ class Fill:
         self.capacity_of = {rp: inv for h in self.hosts.values()
                             for rp, inv in h.providers.items()}
         self.ram_capacity = sum(h.total(RAM, 0) for h in self.hosts.values())
-        self.ram_used = 0
         self.lock = threading.Lock()
         self.live: list[tuple[str, dict]] = []  # (consumer, allocations)
         self.boots = self.placed = self.failures = 0
         self.candidates = 0  # allocation requests returned, summed over boots
         self.first_failure: dict | None = None
+
+    @property
+    def ram_used(self) -> int:
+        return sum(h.total(RAM, 1) for h in self.hosts.values())
 
     def play(self) -> dict:
         started = time.perf_counter()
@@ -267,8 +270,6 @@ class Fill:
         for rp, alloc in allocations.items():
             for rc, n in alloc["resources"].items():
                 self.capacity_of[rp][rc][1] += sign * n
-                if rc == RAM:
-                    self.ram_used += sign * n
 
 
 def server_settings(order: str) -> dict:

@@ -11,24 +11,9 @@ from pathlib import Path
 
 from benchmarks.harness.client import InProcessClient, placer_app
 from benchmarks.harness.databases import ThrowAwayDatabase, engine_at
-from benchmarks.scenarios import fixed, production, scale
+from benchmarks.scenarios import DATA, fixed, production, scale
 
-# label -> (path suffix, function) whose cumulative time is the layer's
-LAYERS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("whole request", [("benchmarks/harness/client.py", "call_app")]),
-    ("handler (the rest: middleware, routing, microversion)", [("http/routing.py", "respond")]),
-    ("auth and policy", [("placer/context.py", "can")]),
-    ("connection checkout (pre-ping)", [("sqlalchemy/pool/base.py", "_checkout")]),
-    ("transaction commit", [("sqlalchemy/engine/base.py", "_commit_impl")]),
-    ("SQL in the driver (execute, fetch)", [
-        ("psycopg/cursor.py", "execute"), ("psycopg/cursor.py", "fetchall"),
-        ("psycopg/cursor.py", "fetchmany"), ("psycopg/cursor.py", "__iter__"),
-        ("pymysql/cursors.py", "execute"), ("pymysql/cursors.py", "fetchall"),
-        ("~", "<method 'execute' of 'sqlite3.Cursor' objects>"),
-        ("~", "<method 'fetchall' of 'sqlite3.Cursor' objects>")]),
-    ("candidate search, with its reads", [("candidates/search.py", "stream_candidates")]),
-    ("rendering and JSON", [("candidates/render.py", "body"), ("http/util.py", "send_json")]),
-]
+LAYERS = DATA["profile"]["layers"]  # label, [(path suffix, function)]
 
 
 def _queries(client: InProcessClient, args, url: str) -> list:

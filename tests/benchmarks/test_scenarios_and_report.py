@@ -13,7 +13,7 @@ from benchmarks import report
 from benchmarks.__main__ import main
 from benchmarks.harness import databases
 from benchmarks.harness.client import VERSION
-from benchmarks.scenarios import SHAPES, fixed, run_query, scale
+from benchmarks.scenarios import SHAPES, fixed, scale, time_queries
 from placer import wsgi
 from placer.db import engine as db_engine
 from placer.db import tables as t
@@ -91,7 +91,7 @@ class FakeClient:
 def test_run_query_counts_runs_and_candidates():
     s = fixed.wide(hosts=1)
     client = FakeClient(3)
-    result = run_query(client, s.name, s.queries[0], repeat=4, server=None)
+    (result,) = time_queries(client, None, s.name, s.queries[:1], repeat=4)
     assert client.calls == 5  # one warm-up
     assert result.candidates == 3
     assert result.note == "expected 8 candidates"
@@ -102,10 +102,10 @@ def test_huge_unbounded_queries_are_skipped():
     s = fixed.wide()
     query = next(q for q in s.queries if q.name == "8 gpu groups isolate")
     client = FakeClient(10)
-    assert run_query(client, s.name, query, 1, None).note.startswith("skipped")
+    assert time_queries(client, None, s.name, [query], 1)[0].note.startswith("skipped")
     assert client.calls == 0
     limited = next(q for q in s.queries if q.name == "8 gpu groups isolate limit")
-    assert run_query(client, s.name, limited, 1, None).candidates == 10
+    assert time_queries(client, None, s.name, [limited], 1)[0].candidates == 10
 
 
 class FailingClient(FakeClient):
@@ -117,7 +117,7 @@ class FailingClient(FakeClient):
 def test_a_failed_query_is_noted_and_not_repeated():
     s = fixed.wide(hosts=1)
     client = FailingClient(0)
-    result = run_query(client, s.name, s.queries[1], repeat=4, server=None)
+    (result,) = time_queries(client, None, s.name, s.queries[1:2], repeat=4)
     assert client.calls == 1 and result.median_ms is None
     assert result.note == (f"failed after 0 s: HTTPError: {s.queries[1].name}: 500 boom")
 
@@ -445,7 +445,7 @@ def _fill_file(tmp_path, **extra):
     data = {"benchmark": "fill", "date": "2026-01-03T00:00:00+00:00",
             "finished": "2026-01-03T00:20:00+00:00", "commit": "f" * 40, "dirty": False,
             "machine": MACHINE, "command": "python -m benchmarks fill",
-            "candidate_order_known": False, "version": "1.36", "hosts": 300, "limit": 30,
+            "version": "1.36", "hosts": 300, "limit": 30,
             "shapes": ["flat"], "orders": ["id", "random", "reference-id"], "max_boots": 6000,
             "seed": 0, "schedulers": 4, "pool": None, "delete_fraction": 0.1, "half": 0.5,
             "flavors": [{"name": "small", "vcpus": 1, "ram_mb": 2048, "disk_gb": 20,
@@ -481,7 +481,6 @@ def test_report_has_a_fill_section(tmp_path):
     assert data["command"] in page
     fill_section = page.split("\n## Fill: ", 1)[1]
     assert "`limit=30`" in fill_section and "huge 16 / 49152 / 320 (7%)" in fill_section
-    assert "had no `[placer] candidate_order` option" in fill_section
     assert "MEMORY_MB 131072 (reserved 4096)" in fill_section
     table = _section(page, "### Fill, flat (300 hosts)")
     lines = [line for line in table.splitlines() if line.startswith("| ")]
