@@ -54,6 +54,21 @@ def describe(argv: list[str], reference: str | None = None) -> dict:
     return info
 
 
+def header(args, argv: list[str], *options: str, **more) -> dict:
+    """A results file's first keys: the benchmark, its run (``describe``),
+    these options' values (the reference's repeat only with a reference)
+    and ``more``."""
+    reference = vars(args).get("reference")
+    return {"benchmark": args.command, **describe(argv, reference),
+            **{name: getattr(args, name) if name != "reference_repeat" or reference else None
+               for name in options}, **more}
+
+
+def finished(data: dict, **more) -> dict:
+    return {**data, "finished": now(), "load_average_after": load_average(),
+            **more}
+
+
 def _run(command: list[str]) -> str | None:
     try:
         out = subprocess.run(command, capture_output=True, text=True, timeout=60)

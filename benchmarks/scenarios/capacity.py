@@ -11,7 +11,7 @@ import urllib.parse
 from benchmarks.harness import machine
 from benchmarks.harness.client import Client
 from benchmarks.harness.servers import Server
-from benchmarks.scenarios import DATA, Query, progress, time_queries
+from benchmarks.scenarios import DATA, Query, time_queries
 from benchmarks.scenarios.fixed import read_providers
 from benchmarks.scenarios.scale import clouds
 
@@ -81,9 +81,7 @@ def checks(rows: list[dict]) -> list[str]:
 
 
 def run(args, argv: list[str]) -> dict:
-    data = {"benchmark": "capacity", **machine.describe(argv, args.reference),
-            "shape": args.shape, "backend": args.backend, "sizes": args.sizes,
-            "repeat": args.repeat, "results": [], "tools": []}
+    data = machine.header(args, argv, "shape", "backend", "sizes", "repeat", results=[], tools=[])
     tags = {"shape": args.shape, "backend": args.backend}
     named = [f"{n}={q}" for n, q in shapes(args.shape).items()]
     for shape, size, url, _ in clouds(args):
@@ -102,5 +100,4 @@ def run(args, argv: list[str]) -> dict:
             with Server(1, connection=url, reference=args.reference) as server:
                 data["tools"].append({"server": "reference", "shape": shape, "size": size,
                                       **scrapes(Client(server.url), shape)})
-        progress(f"tools: {data['tools'][-2:] if tools else None}")
     return {**data, "finished": machine.now(), "checks": checks(data["results"])}

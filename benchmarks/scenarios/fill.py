@@ -344,16 +344,13 @@ def checks(results: list[dict]) -> list[dict]:
 def run(args, argv: list[str]) -> dict:
     orders = args.orders + (D["reference_orders"] if args.reference else [])
     boots = D["boots_per_host"] * args.hosts
-    data = {"benchmark": "fill", **machine.describe(argv, args.reference),
-            "version": D["version"], "hosts": args.hosts, "limit": args.limit,
-            "shapes": list(shapes(args.shape)), "orders": orders,
-            "max_boots": boots, "seed": args.seed, "schedulers": args.schedulers,
-            "delete_fraction": D["delete_fraction"], "half": D["half"], "flavors": FLAVORS,
-            "largest": LARGEST["name"], "cloud": args.cloud,
-            "generations": [inventories(*g) for g in D["clouds"][args.cloud]],
-            "host": inventories(*D["clouds"]["identical"][0]), "workers": args.workers}
+    data = machine.header(
+        args, argv, "hosts", "limit", "seed", "schedulers", "cloud", "workers",
+        version=D["version"], shapes=list(shapes(args.shape)), orders=orders, max_boots=boots,
+        delete_fraction=D["delete_fraction"], half=D["half"], flavors=FLAVORS,
+        largest=LARGEST["name"], generations=[inventories(*g) for g in D["clouds"][args.cloud]],
+        host=inventories(*D["clouds"]["identical"][0]))
     data["results"] = [run_order(order, shape, args.hosts, args.limit, args.seed,
                                  args.schedulers, boots, args.workers, args.reference, args.cloud)
                        for shape in data["shapes"] for order in orders]
-    return {**data, "finished": machine.now(), "load_average_after": machine.load_average(),
-            "checks": checks(data["results"])}
+    return machine.finished(data, checks=checks(data["results"]))

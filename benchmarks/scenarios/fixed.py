@@ -189,10 +189,8 @@ def run(args, argv: list[str]) -> dict:
     """Each scenario on a fresh Placer; with a reference, its limited
     queries (of ``--only``) on the reference serving the same file, as
     "<name> (reference)", without targets (the targets are Placer's)."""
-    data = {"benchmark": "scenarios", **machine.describe(argv, args.reference),
-            "version": VERSION, "repeat": args.repeat,
-            "reference_repeat": args.reference_repeat if args.reference else None,
-            "only": args.only, "workers": args.workers, "scenarios": {}}
+    data = machine.header(args, argv, "repeat", "reference_repeat", "only", "workers",
+                          version=VERSION, scenarios={})
     results = []
     for name in list(BUILDERS) if args.scenario == "all" else [args.scenario]:
         scenario = BUILDERS[name]()
@@ -216,5 +214,4 @@ def run(args, argv: list[str]) -> dict:
                     results += time_queries(Client(server.url), server.measured(),
                                             f"{name} (reference)", limited,
                                             args.reference_repeat, args.only)
-    return {**data, "finished": machine.now(), "load_average_after": machine.load_average(),
-            "results": [r.row() for r in results]}
+    return machine.finished(data, results=[r.row() for r in results])

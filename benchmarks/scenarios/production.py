@@ -14,6 +14,7 @@ import sqlite3
 import time
 import urllib.parse
 import uuid
+from collections import Counter
 
 from benchmarks.harness import machine
 from benchmarks.harness.client import Client
@@ -164,27 +165,23 @@ def run_claims(client: Client, bodies: list[dict], writers: int) -> dict:
         {rp: client.call("GET", f"/resource_providers/{rp}/{key}")[key] for rp in providers}
         for key in ("inventories", "usages")))
     return {"writers": writers, "claims": len(bodies), "ok": len(ok), **sent.tally(),
-            "conflict_codes": _count(r.code for r in sent.records if r.status == 409),
-            "error_statuses": _count(f"{r.status} {r.code}" for r in sent.records if r.failed),
+            "conflict_codes": dict(Counter(r.code for r in sent.records if r.status == 409)),
+            "error_statuses": dict(Counter(f"{r.status} {r.code}" for r in sent.records
+                                           if r.failed)),
             "seconds": seconds, "per_second": len(ok) / seconds if seconds else None,
             "attempts_per_second": len(bodies) / seconds if seconds else None,
             "providers_checked": len(providers), "violations": violations,
             "not_deleted": delete(client, ok)}
 
 
-def _count(keys) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for key in keys:
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
 def delete(client: Client, consumers: list[str], rounds: int = 5) -> int:
     """Delete the consumers' allocations (the failed deletes again, one at a
     time: the reference on SQLite answers 500 to some concurrent writes);
     returns how many could not be deleted."""
+    sent = Requests(client)
+
     def one(consumer) -> bool:
-        status, _ = Requests(client).send("delete", "DELETE", f"/allocations/{consumer}")
+        status, _ = sent.send("delete", "DELETE", f"/allocations/{consumer}")
         return 200 <= status < 300 or status == 404
 
     left = [c for c, done in zip(consumers, in_threads(4, one, consumers), strict=True)
@@ -299,14 +296,12 @@ def mix_at(args, steps: list[tuple[str, int]]) -> tuple[str, int] | None:
 
 def run(args, argv: list[str]) -> dict:
     mix = mix_at(args, scale.steps(args))
-    data = {"benchmark": "production", **machine.describe(argv, args.reference),
-            "backend": args.backend, "sqlite_version": sqlite3.sqlite_version,
-            "database_version": None, "workers": args.workers, "repeat": args.repeat,
-            "reference_repeat": args.reference_repeat if args.reference else None,
-            "reference_cap_s": D["reference_cap_s"], "claims": args.claims,
-            "writers": D["writers"], "claim_flavor": D["claim_flavor"],
-            "mix": {**MIX, "at": list(mix) if mix else None},
-            "databases": [], "results": [], "throughput": []}
+    data = machine.header(
+        args, argv, "backend", "workers", "repeat", "reference_repeat", "claims",
+        sqlite_version=sqlite3.sqlite_version, database_version=None,
+        reference_cap_s=D["reference_cap_s"], writers=D["writers"],
+        claim_flavor=D["claim_flavor"], mix={**MIX, "at": list(mix) if mix else None},
+        databases=[], results=[], throughput=[])
     for shape, size, url, gen in scale.clouds(args):
         step_started, tags, big = time.perf_counter(), {"shape": shape, "size": size}, (
             size >= D["big_from"])
@@ -332,4 +327,4 @@ def run(args, argv: list[str]) -> dict:
             step["mix_s"] = round(time.perf_counter() - mix_started, 1)
         step["seconds"] = round(time.perf_counter() - step_started, 1)
         data["databases"].append(step)
-    return {**data, "finished": machine.now(), "load_average_after": machine.load_average()}
+    return machine.finished(data)

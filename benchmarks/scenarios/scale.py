@@ -306,11 +306,8 @@ def queries(gen: Generated, size: int | None = None) -> list[Query]:
 def run(args, argv: list[str]) -> dict:
     """Generate, serve and time each shape at each size."""
     order = {"candidate_order": args.candidate_order} if args.candidate_order else {}
-    data = {"benchmark": "scale", **machine.describe(argv, args.reference),
-            "backend": args.backend, "shape": args.shape, "candidate_order": order,
-            "sizes": args.sizes, "repeat": args.repeat,
-            "reference_repeat": args.reference_repeat if args.reference else None,
-            "workers": args.workers, "databases": [], "results": []}
+    data = machine.header(args, argv, "backend", "shape", "sizes", "repeat", "reference_repeat",
+                          "workers", candidate_order=order, databases=[], results=[])
     for shape, size, url, gen in clouds(args):
         data["databases"].append({"shape": shape, "size": size, **gen.counts(),
                                   "seconds": round(gen.seconds, 1)})
@@ -322,4 +319,4 @@ def run(args, argv: list[str]) -> dict:
                     Client(server.url), server.measured(), f"{label} {shape} {size}",
                     queries(gen, None if venv else size),
                     args.reference_repeat if venv else args.repeat, args.only)]
-    return {**data, "finished": machine.now(), "load_average_after": machine.load_average()}
+    return machine.finished(data)

@@ -49,5 +49,4 @@ def run(args, argv: list[str]) -> dict:
                         results[query].setdefault(
                             label + (" randomize" if randomize else ""), []).append(count)
         progress(f"trial {trial + 1}: {results}")
-    return {"benchmark": "span", **machine.describe(argv, args.reference), "hosts": args.hosts,
-            "limit": args.limit, "trials": args.trials, "spans": results}
+    return machine.header(args, argv, "hosts", "limit", "trials", spans=results)
