@@ -1,5 +1,6 @@
 """Formatting the results' figures, and the page's prose (texts.toml)."""
 
+import collections
 import math
 import tomllib
 from pathlib import Path
@@ -9,14 +10,9 @@ BACKENDS = {"sqlite": "SQLite", "postgresql": "PostgreSQL", "mysql": "MySQL/Mari
 TEXTS = tomllib.loads((Path(__file__).parent / "texts.toml").read_text())
 
 
-class _Unknown(dict):
-    def __missing__(self, key: str) -> None:
-        return None
-
-
 def prose(key: str, **values) -> str:
     """A text of texts.toml with its {names} filled in ("None" where one is missing)."""
-    return TEXTS[key].format_map(_Unknown(values))
+    return TEXTS[key].format_map(collections.defaultdict(lambda: None, values))
 
 
 def number(value, digits: int | None) -> str:
