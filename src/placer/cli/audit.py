@@ -26,10 +26,10 @@ import json
 import sys
 from typing import Any
 
-import prettytable
 import sqlalchemy as sa
 
 from placer import exceptions
+from placer.cli import output
 from placer.db import audit as audit_db
 from placer.db import audit_fixes
 from placer.db import engine as db_engine
@@ -205,13 +205,6 @@ def _error(reason: str) -> int:
 
 # -- the readable report --------------------------------------------------------
 
-def _table(columns: list[str], rows: list[list]) -> str:
-    table = prettytable.PrettyTable(columns)
-    table.align = "l"
-    for row in rows:
-        table.add_row(["" if cell is None else cell for cell in row])
-    return table.get_string()
-
 
 def _resources(resources: dict[str, int]) -> str:
     return ", ".join(f"{rc}={amount}" for rc, amount in resources.items())
@@ -282,7 +275,7 @@ def report(findings: dict[str, dict], fixed: dict[str, list[str]] | None,
         columns, row = _COLUMNS.get(kind) or _generic(items)
         shown = "" if len(items) == found["count"] else f" (the first {len(items)} shown)"
         parts.append(f"{kind}: {found['count']} found{shown}")
-        parts.append(_table(columns, [row(item) for item in items]))
+        parts.append(output.table(columns, [row(item) for item in items]))
     if not parts:
         parts.append("Nothing found: " + ", ".join(f"{kind} 0" for kind in findings))
     if fixed is not None:
@@ -291,10 +284,10 @@ def report(findings: dict[str, dict], fixed: dict[str, list[str]] | None,
             f", {kind} {len(ids)}" for kind, ids in fixed.items()))
         rows = [[kind, key] for kind, ids in fixed.items() for key in ids]
         if rows:
-            parts.append(_table(["Kind", "Deleted"], rows))
+            parts.append(output.table(["Kind", "Deleted"], rows))
     rows = [[kind, item["consumer"], item["reason"]]
             for kind, items in (left_alone or {}).items() for item in items]
     if rows:
         parts.append(f"Left alone: {len(rows)}")
-        parts.append(_table(["Kind", "Consumer", "Why"], rows))
+        parts.append(output.table(["Kind", "Consumer", "Why"], rows))
     return "\n".join(parts)

@@ -15,10 +15,9 @@ with the error text for a shape the API would answer 400.
 import json
 import sys
 
-import prettytable
-
 from placer import exceptions
 from placer.candidates import service
+from placer.cli import output
 from placer.db import candidates as db_candidates
 from placer.db import class_totals
 from placer.db import engine as db_engine
@@ -66,13 +65,6 @@ def run(conf) -> int:
     return 0
 
 
-def _table(columns: list[str], rows: list[list]) -> str:
-    table = prettytable.PrettyTable(columns)
-    table.align = "l"
-    for row in rows:
-        table.add_row(row)
-    return table.get_string()
-
 
 def _shapes(body: dict, queries: dict[str, str]) -> str:
     rows = []
@@ -81,11 +73,11 @@ def _shapes(body: dict, queries: dict[str, str]) -> str:
         most = f"{roots[0]['name'] or roots[0]['uuid']} ({roots[0]['fits']})" if roots else ""
         total = f"{answer['total']}" + ("" if answer["exact"] else " (at least)")
         rows.append([name, queries[name], total, len(roots), most, answer["inexact"]])
-    return _table(["Shape", "Query", "Fits", "Roots", "Most on one root", "Not proven"], rows)
+    return output.table(["Shape", "Query", "Fits", "Roots", "Most on one root", "Not proven"], rows)
 
 
 def _classes(totals: dict, as_json: bool) -> str:
     if as_json:
         return json.dumps({"resources": totals}, indent=1)
-    return _table(["Class", "Capacity", "Used", "Free"],
+    return output.table(["Class", "Capacity", "Used", "Free"],
                   [[rc, t["capacity"], t["used"], t["free"]] for rc, t in totals.items()])

@@ -11,10 +11,9 @@ for a query the API would answer 400.
 
 import sys
 
-import prettytable
-
 from placer import exceptions, microversions
 from placer.candidates import service
+from placer.cli import output
 from placer.db import candidates as db_candidates
 from placer.db import engine as db_engine
 from placer.schemas import allocation_candidates as candidates_schema
@@ -69,13 +68,6 @@ def _microversion(text: str) -> tuple[int, int]:
     return major, minor
 
 
-def _table(columns: list[str], rows: list[list]) -> str:
-    table = prettytable.PrettyTable(columns)
-    table.align = "l"
-    for row in rows:
-        table.add_row(["" if cell is None else cell for cell in row])
-    return table.get_string()
-
 
 def _group_title(group: dict) -> str:
     name = f"group {group['suffix']}" if group["suffix"] else "unsuffixed group"
@@ -88,11 +80,11 @@ def report(body: dict) -> str:
     roots = "1 root" if body["roots"] == 1 else f"{body['roots']} roots"
     out = [f"Candidates: {body['candidates']}, on {roots}", *_order(body["order"]), ""]
     for group in body["groups"]:
-        out += [f"Funnel of the {_group_title(group)}:", _table(
+        out += [f"Funnel of the {_group_title(group)}:", output.table(
             ["Constraint", "Value", "Providers", "Trees", "Detail"],
             [[s["constraint"], s["value"], s.get("providers"), s.get("trees"),
               s.get("detail", "")] for s in group["funnel"]]), ""]
-    out += ["Request-wide:", _table(
+    out += ["Request-wide:", output.table(
         ["Constraint", "Value", "Trees", "Candidates", "Detail"],
         [[s["constraint"], s["value"], s.get("trees"), s.get("candidates"),
           s.get("detail", "")] for s in body["request"]]), ""]
@@ -117,7 +109,7 @@ def _order(order: dict) -> list[str]:
     if "trees" not in order:
         return [f"Order: {order['name']}"]
     return [f"Order: {order['name']} (pool {order['pool']:g}; the exact order, before the "
-            "pool's random draw)", _table(
+            "pool's random draw)", output.table(
                 ["Tree", "Candidates", "Rank", "Free per mille"],
                 [[t["name"] or t["root_provider_uuid"], t["candidates"], t["rank"],
                   ", ".join(f"{rc}:{f}" for rc, f in t["free"].items())]
@@ -127,6 +119,6 @@ def _order(order: dict) -> list[str]:
 def _failures(failures: list[dict]) -> str:
     if not failures:
         return "  fails no constraint"
-    return _table(["Group", "Constraint", "Value", "Detail"],
+    return output.table(["Group", "Constraint", "Value", "Detail"],
                   [["(request)" if f["group"] is None else f["group"] or "(unsuffixed)",
                     f["constraint"], f["value"], f["detail"]] for f in failures])
