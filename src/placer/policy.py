@@ -6,10 +6,13 @@ so they must stay byte-for-byte identical to placement's.
 """
 
 import logging
+import os
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from oslo_config import cfg
+from oslo_policy import _checks
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
@@ -175,7 +178,11 @@ def defaults(operations: Mapping[str, list[tuple[str, str]]]) -> list[oslo_polic
 
 
 _ENFORCER: oslo_policy.Enforcer | None = None
+_DECISIONS: "_Decisions | None" = None
 _LOCK = threading.Lock()
+
+# Whether authorize() memoises decisions (tests turn it off to compare).
+MEMOISE = True
 
 
 def init(conf: cfg.ConfigOpts, rules: list[oslo_policy.RuleDefault],
@@ -187,7 +194,7 @@ def init(conf: cfg.ConfigOpts, rules: list[oslo_policy.RuleDefault],
     Scope checking is left to oslo.policy, as in the reference: releases that
     still have ``[oslo_policy] enforce_scope`` read it, 6.x always enforce.
     """
-    global _ENFORCER
+    global _ENFORCER, _DECISIONS
     with _LOCK:
         if _ENFORCER is not None:
             return
@@ -201,15 +208,17 @@ def init(conf: cfg.ConfigOpts, rules: list[oslo_policy.RuleDefault],
         # Fail at start-up, not on first request, if the policy file is bad.
         enforcer.load_rules()
         _ENFORCER = enforcer
+        _DECISIONS = _Decisions(enforcer, conf)
 
 
 def reset() -> None:
     """Drop the enforcer so tests can init() again with other config."""
-    global _ENFORCER
+    global _ENFORCER, _DECISIONS
     with _LOCK:
         if _ENFORCER is not None:
             _ENFORCER.clear()
         _ENFORCER = None
+        _DECISIONS = None
 
 
 def get_enforcer(rules: list[oslo_policy.RuleDefault]) -> oslo_policy.Enforcer:
@@ -226,25 +235,180 @@ def get_enforcer(rules: list[oslo_policy.RuleDefault]) -> oslo_policy.Enforcer:
     return _ENFORCER
 
 
+# The checks whose answer depends on nothing but the rules, the credentials
+# and the target (an ``http:`` check asks a server: never memoised).
+_PURE_CHECKS = (_checks.TrueCheck, _checks.FalseCheck, _checks.NotCheck, _checks.AndCheck,
+                _checks.OrCheck, _checks.RuleCheck, _checks.RoleCheck, _checks.GenericCheck)
+_ALLOWED, _DENIED, _BAD_SCOPE = "allowed", "denied", "scope"
+_MAX_DECISIONS = 4096
+
+
+def _pure(check) -> bool:
+    if type(check) not in _PURE_CHECKS:
+        return False
+    if isinstance(check, (_checks.AndCheck, _checks.OrCheck)):
+        return all(_pure(rule) for rule in check.rules)
+    if isinstance(check, _checks.NotCheck):
+        return _pure(check.rule)
+    return True
+
+
+def _frozen(values: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A flat mapping of credentials or target as a key (TypeError: a value
+    that cannot be one)."""
+    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v)
+                       for k, v in values.items()))
+    hash(key)
+    return key
+
+
+class _Decisions:
+    """oslo.policy's decisions, memoised: (rule, the credentials, the
+    target) -> allowed, denied or out of scope.
+
+    oslo.policy looks for the policy file and the policy directories in
+    every configuration directory and stats them on each ``enforce``, and
+    builds the credentials anew. Here, each ``authorize`` stats only the
+    paths where oslo.policy could find them (the policy file and each
+    ``policy_dirs`` entry in each directory ``conf.find_file`` searches,
+    and the files of an existing policy directory): when any of them
+    changed (appeared, went, or changed its mtime, size or inode) the
+    rules are reloaded from the files and the memo starts empty, so a
+    decision follows an edited ``policy.yaml`` at the next request. Rules
+    with a check other than oslo.policy's own pure ones (an ``http:``
+    check) are never memoised."""
+
+    def __init__(self, enforcer: oslo_policy.Enforcer, conf: cfg.ConfigOpts):
+        self.enforcer = enforcer
+        self._lock = threading.Lock()
+        self._paths, self._dirs = self._watched(conf)
+        # (the files as stat saw them, the enforcer's rules, how many, the memo)
+        self._view: tuple[Any, Any, int, dict[tuple[Any, ...], str] | None] | None = None
+
+    @staticmethod
+    def _watched(conf: cfg.ConfigOpts) -> tuple[list[str], list[str]]:
+        """The paths ``conf.find_file`` tries for the policy file and the
+        policy directories (as oslo.config's ``find_file`` orders them)."""
+        dirs: list[str] = []
+        config_dir = getattr(conf, "config_dir", None)
+        for directory in ([config_dir] if isinstance(config_dir, str)
+                          else list(config_dir or [])):
+            dirs.append(os.path.abspath(os.path.expanduser(directory)))
+        for config_file in reversed(list(getattr(conf, "config_file", None) or [])):
+            dirs.append(os.path.dirname(os.path.abspath(os.path.expanduser(config_file))))
+        project = getattr(conf, "project", None)
+        home = os.path.expanduser("~")
+        dirs.extend(d for d in (
+            os.path.join(home, "." + project) if project else None, home,
+            os.path.join("/etc", project) if project else None, "/etc",
+            os.path.join(os.environ.get("SNAP_COMMON", ""), "etc", project)
+            if os.environ.get("SNAP_COMMON") and project else None,
+            os.path.join(os.environ.get("SNAP", ""), "etc", project)
+            if os.environ.get("SNAP") and project else None) if d)
+        files = [os.path.join(d, conf.oslo_policy.policy_file) for d in dirs]
+        policy_dirs = [os.path.join(d, name) for name in conf.oslo_policy.policy_dirs
+                       for d in dirs]
+        return files, policy_dirs
+
+    def _files(self) -> tuple[Any, ...]:
+        """What the policy files are now, as ``_stat`` sees them."""
+        found: list[Any] = []
+        # once found, oslo.policy reads its policy file there, and looks no more
+        found_file = self.enforcer.policy_path
+        for path in [found_file] if found_file else self._paths:
+            found.append(_stat(path))
+        for path in self._dirs:
+            state = _stat(path)
+            found.append(state)
+            if state is not None:
+                try:
+                    names = sorted(os.listdir(path))
+                except OSError:
+                    found.append(None)
+                    continue
+                found.extend((name, _stat(os.path.join(path, name))) for name in names)
+        return tuple(found)
+
+    def _current(self) -> dict[tuple[Any, ...], str] | None:
+        """The memo for the rules as the files are now (None: not memoised).
+        The files, the rules and their memo are published together."""
+        view, files, rules = self._view, self._files(), self.enforcer.rules
+        if view is None or files != view[0] or rules is not view[1] or len(rules) != view[2]:
+            with self._lock:
+                view, files = self._view, self._files()
+                if view is None or files != view[0]:
+                    # stat before reading, so the rules read are never older
+                    # than the files the memo is kept for; read them again
+                    # even for an edit within oslo.policy's mtime resolution
+                    self.enforcer.load_rules(force_reload=view is not None)
+                rules = self.enforcer.rules
+                memo: dict[tuple[Any, ...], str] | None = (
+                    {} if all(_pure(c) for c in rules.values()) else None)
+                view = self._view = (files, rules, len(rules), memo)
+        return view[3]
+
+    def authorize(self, context, action: str, target: dict, memoise: bool = True) -> bool:
+        if not memoise:
+            return _answer(self._decide(context, action, target), context, action)
+        memo = self._current()
+        key = None
+        if memo is not None:
+            try:
+                key = (action, _frozen(context.to_policy_values()), _frozen(target))
+            except TypeError:
+                key = None
+            decision = memo.get(key) if key is not None else None
+            if decision is not None:
+                return _answer(decision, context, action)
+        decision = self._decide(context, action, target)
+        if key is not None and memo is not None:
+            if len(memo) >= _MAX_DECISIONS:
+                memo.clear()
+            memo[key] = decision
+        return _answer(decision, context, action)
+
+    def _decide(self, context, action: str, target: dict) -> str:
+        """oslo.policy's decision (which reloads the files if it sees them changed)."""
+        try:
+            self.enforcer.authorize(action, target, context, True,
+                                    exceptions.Forbidden, FORBIDDEN_MSG % {"action": action})
+        except oslo_policy.InvalidScope:
+            return _BAD_SCOPE
+        except exceptions.Forbidden:
+            return _DENIED
+        return _ALLOWED
+
+
+def _stat(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+def _answer(decision: str, context, action: str) -> bool:
+    if decision == _ALLOWED:
+        return True
+    if decision == _BAD_SCOPE:
+        # Placement builds PolicyNotAuthorized(action) here, whose message is
+        # then the bare action name; reproduce that text for parity.
+        LOG.debug("Policy check for %s failed: token scope not allowed", action)
+        raise exceptions.Forbidden(action)
+    LOG.debug("Policy check for %s failed with credentials %s",
+              action, context.to_policy_values())
+    raise exceptions.Forbidden(FORBIDDEN_MSG % {"action": action})
+
+
 def authorize(context, action: str, target: dict):
     """Return a truthy value if ``context`` may do ``action`` on ``target``.
 
     Raises ``exceptions.Forbidden`` otherwise. Unregistered actions raise
     oslo.policy's ``PolicyNotRegistered`` (a programming error, so a 500).
+    Decisions are memoised (``_Decisions``) unless ``MEMOISE`` is off.
     """
-    enforcer = _ENFORCER
-    if enforcer is None:
+    decisions = _DECISIONS
+    if decisions is None:
         # Refuse rather than allow: an un-initialised policy must never pass.
         raise RuntimeError("placer.policy.init() must be called before authorize()")
-    try:
-        return enforcer.authorize(action, target, context, True,
-                                  exceptions.Forbidden, FORBIDDEN_MSG % {"action": action})
-    except oslo_policy.InvalidScope:
-        # Placement builds PolicyNotAuthorized(action) here, whose message is
-        # then the bare action name; reproduce that text for parity.
-        LOG.debug("Policy check for %s failed: token scope not allowed", action)
-        raise exceptions.Forbidden(action) from None
-    except exceptions.Forbidden:
-        LOG.debug("Policy check for %s failed with credentials %s",
-                  action, context.to_policy_values())
-        raise
+    return decisions.authorize(context, action, target, MEMOISE)

@@ -121,3 +121,73 @@ def test_wsgi_app_built_during_an_outage(outage, tmp_path, monkeypatch, caplog):
     assert result.status_code == 200, result.text
     assert result.json == {"resource_providers": []}
     assert api.get("/resource_classes/VCPU", version="1.39").status_code == 200  # synced
+
+
+# -- pooled connections are not pinged: a dead one is found by the first statement ------
+
+STALE = "A pooled database connection was found closed"
+
+
+@pytest.mark.parametrize("backend", NETWORK_BACKENDS, indirect=True)
+def test_first_request_after_a_quiet_outage_succeeds(outage, tmp_path, caplog):
+    """The database goes and comes back between two requests: the pooled
+    connection the next request gets is dead. Its first statement finds it
+    so, and the transaction runs again on a new connection: reads and
+    writes succeed, each write done once; the health check too."""
+    db, api = _serve(outage, tmp_path)
+    assert api.get("/resource_providers").status_code == 200  # a connection in the pool
+    for request in (lambda: api.get("/resource_providers"),
+                    lambda: api.post("/resource_providers", json={"name": "after"}),
+                    lambda: api.get("/healthcheck", token=None),
+                    lambda: api.get("/usages?project_id=p", version="1.39")):
+        outage.cut()
+        outage.restore()
+        with caplog.at_level(logging.WARNING, logger="placement.db"):
+            caplog.clear()
+            result = request()
+        assert result.status_code in (200, 201), result.text
+        unavailable = [r for r in caplog.records if r.getMessage().startswith("Database unav")]
+        assert unavailable == []
+    names = [p["name"] for p in api.get("/resource_providers").json["resource_providers"]]
+    assert names == ["after"]
+    db.dispose()
+
+
+@pytest.mark.parametrize("backend", NETWORK_BACKENDS, indirect=True)
+def test_a_dead_pooled_connection_is_run_again_once(outage, tmp_path, caplog):
+    """The retry is for a connection found dead before anything was done:
+    one more try, on a new connection, and a 503 if that fails too."""
+    db, api = _serve(outage, tmp_path)
+    assert api.get("/resource_providers").status_code == 200
+    outage.cut()
+    with caplog.at_level(logging.WARNING, logger="placement.db"):
+        _assert_unavailable(api.get("/resource_providers"), outage)
+    messages = [r.getMessage() for r in caplog.records if r.name == "placement.db"]
+    assert [m[:len(STALE)] for m in messages if m.startswith(STALE)] == [STALE]
+    assert sum(m.startswith("Database unavailable: ") for m in messages) == 1
+    outage.restore()
+    assert api.get("/resource_providers").status_code == 200
+    db.dispose()
+
+
+@pytest.mark.parametrize("backend", NETWORK_BACKENDS, indirect=True)
+def test_no_retry_after_a_statement_has_run(outage, tmp_path, caplog):
+    """A connection lost after the first statement is a 503, not a second
+    run: the transaction is not run again once something was done."""
+    db, api = _serve(outage, tmp_path)
+    statements = []
+
+    @event.listens_for(db.engine, "before_cursor_execute")
+    def _cut_after_first(conn, cursor, statement, params, context, executemany):
+        statements.append(statement)
+        if len(statements) == 2:
+            outage.cut()
+            outage.restore()  # the connection is dead, a new one would not be
+
+    with caplog.at_level(logging.WARNING, logger="placement.db"):
+        _assert_unavailable(api.post("/resource_providers", json={"name": "cut"}), outage)
+    event.remove(db.engine, "before_cursor_execute", _cut_after_first)
+    assert len(statements) == 2
+    assert not any(r.getMessage().startswith(STALE) for r in caplog.records)
+    assert api.get("/resource_providers").json == {"resource_providers": []}
+    db.dispose()

@@ -88,7 +88,10 @@ def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> 
     """An engine for ``url``; ``db_conf`` is the [placement_database] group."""
     u = normalize_url(url, getattr(db_conf, "connection_parameters", "") or "")
     backend = u.get_backend_name()
-    kwargs: dict[str, Any] = {"pool_pre_ping": True}
+    # no pool_pre_ping (a round trip per transaction): a pooled connection
+    # found dead by a transaction's first statement is replaced, and the
+    # transaction run again, by Database (its ``read``/``write``)
+    kwargs: dict[str, Any] = {}
     if db_conf is not None:
         kwargs["pool_recycle"] = db_conf.connection_recycle_time
         if db_conf.connection_debug >= 50:
@@ -113,6 +116,20 @@ def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> 
     elif backend == "postgresql":
         _no_jit(engine)
     return engine
+
+
+def _ran(conn: Connection, *_args: Any) -> None:
+    """Notes that a statement of the transaction (``placer_ran``, a list
+    handed in by Database.transaction) has run."""
+    ran = conn.get_execution_options().get("placer_ran")
+    if ran is not None and not ran:
+        ran.append(True)
+
+
+class _StaleConnection(Exception):
+    """The transaction's first statement found its pooled connection dead
+    (closed by the server, or by an outage since it was last used): nothing
+    was done, so the transaction can run again on a new connection."""
 
 
 def engine_for(conf: cfg.ConfigOpts) -> Engine:
@@ -276,6 +293,8 @@ class Database:
 
     def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None):
         self.engine = engine
+        if not event.contains(engine, "after_cursor_execute", _ran):
+            event.listen(engine, "after_cursor_execute", _ran)  # see transaction()
         self._prepare = prepare
         self._prepare_lock = threading.Lock()
         self._keep_scores = False
@@ -324,19 +343,23 @@ class Database:
                 raise _unavailable(exc) from exc
 
     @contextlib.contextmanager
-    def transaction(self, write: bool = False,
-                    isolation: str | None = None) -> Iterator[Connection]:
+    def transaction(self, write: bool = False, isolation: str | None = None,
+                    retry_stale: bool = False) -> Iterator[Connection]:
         """A transaction (at ``isolation``, a SQLAlchemy isolation level, if
         given); ``DatabaseUnavailable`` when the database cannot be reached or
-        the connection is lost on the way."""
+        the connection is lost on the way. Pooled connections are not pinged
+        before use: with ``retry_stale``, a connection found dead by the
+        transaction's first statement raises ``_StaleConnection`` (which
+        ``read`` and ``write`` answer by running the transaction again, once,
+        on a new connection: the first request after an outage succeeds)."""
         if not self._ready():
             self.make_ready()
         try:
-            # a pooled connection is pinged first (pool_pre_ping): a dead one is
-            # replaced here, so the first request after an outage succeeds
             conn = self.engine.connect()
         except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
             raise _unavailable(exc) from exc
+        ran: list[bool] = []  # a statement has run (_ran)
+        conn = conn.execution_options(placer_ran=ran)
         if isolation is not None:
             conn = conn.execution_options(isolation_level=isolation)
         touched: set[int] = set()  # trees whose scores the write changes (db/scores.py)
@@ -351,14 +374,30 @@ class Database:
         except DBAPIError as exc:
             _notify("error", type(exc).__name__)
             if exc.connection_invalidated:
+                if retry_stale and not ran:
+                    LOG.warning("A pooled database connection was found closed: "
+                                "running the transaction again on a new one (%s)",
+                                str(exc.orig or exc).strip())
+                    raise _StaleConnection() from exc
                 raise _unavailable(exc) from exc
             raise
         finally:
             conn.close()
 
-    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        with self.transaction() as conn:
+    def _run(self, fn: Callable[..., T], args: Any, kwargs: Any, write: bool = False,
+             isolation: str | None = None) -> T:
+        """``fn`` in one transaction; run again once on a new connection when
+        the first one was found dead before anything was done."""
+        try:
+            with self.transaction(write, isolation, retry_stale=True) as conn:
+                return fn(conn, *args, **kwargs)
+        except _StaleConnection:
+            pass
+        with self.transaction(write, isolation) as conn:
             return fn(conn, *args, **kwargs)
+
+    def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return self._run(fn, args, kwargs)
 
     def snapshot_read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``read``, every statement seeing the same snapshot: at REPEATABLE
@@ -366,15 +405,13 @@ class Database:
         and MySQL's READ COMMITTED that this engine sets); SQLite's
         transactions are snapshots."""
         isolation = "REPEATABLE READ" if self.backend in ("postgresql", "mysql") else None
-        with self.transaction(isolation=isolation) as conn:
-            return fn(conn, *args, **kwargs)
+        return self._run(fn, args, kwargs, isolation=isolation)
 
     def write(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``fn`` in a write transaction, retrying it whole on a deadlock."""
         for attempt in range(DEADLOCK_RETRIES + 1):
             try:
-                with self.transaction(write=True) as conn:
-                    return fn(conn, *args, **kwargs)
+                return self._run(fn, args, kwargs, write=True)
             except DBAPIError as exc:
                 if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
                     raise

@@ -35,10 +35,20 @@ class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
                 self.database = db_engine.Database(db_engine.engine_for(self.oslo_conf))
             return self.database.engine
 
+    def _select_one(self) -> None:
+        with self._engine().connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
     def healthcheck(self, server_port: int) -> pluginbase.HealthcheckResult:
         try:
-            with self._engine().connect() as conn:
-                conn.exec_driver_sql("SELECT 1")
+            try:
+                self._select_one()
+            except sa.exc.DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+                # a pooled connection closed since its last use (the pool
+                # does not ping them): a new one says whether the database is there
+                self._select_one()
         except Exception as exc:  # any failure means "do not send traffic here"
             LOG.warning("Health check: the database is unreachable: %s", exc)
             cause = getattr(exc, "orig", None) or exc
