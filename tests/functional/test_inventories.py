@@ -616,13 +616,20 @@ def test_delete_all_before_1_5_is_405(api, db, stocked, token):
 def stale_reads(monkeypatch):
     """Provider reads see the generation one behind: as if another writer
     committed between our read and our compare-and-set."""
-    real_get = rp_db.get
+    real_get, real_read = rp_db.get, inv_db._read_for_replace
 
-    def stale_get(conn, uuid):
-        p = real_get(conn, uuid)
+    def stale(p):
         return rp_db.ProviderRecord(**{**p.__dict__, "generation": p.generation - 1})
 
+    def stale_get(conn, uuid):
+        return stale(real_get(conn, uuid))
+
+    def stale_read(conn, uuid, invs):  # PUT all reads the provider with the rest
+        provider, *rest = real_read(conn, uuid, invs)
+        return (stale(provider), *rest)
+
     monkeypatch.setattr(inv_db.rp_db, "get", stale_get)
+    monkeypatch.setattr(inv_db, "_read_for_replace", stale_read)
 
 
 RACE = "Another thread concurrently updated the resource provider data. Please retry your update"

@@ -21,14 +21,8 @@ from sqlalchemy.engine import Connection
 
 from placer import exceptions
 from placer.db import consumers as consumers_db
-from placer.db import resource_classes, room, scores
-from placer.db.resource_providers import (
-    PROVIDER_CHANGED,
-    PROVIDER_SELECT,
-    ProviderRecord,
-    from_row,
-    increment_generation,
-)
+from placer.db import room, scores
+from placer.db.resource_providers import PROVIDER_CHANGED
 from placer.db.tables import allocations, consumer_types, consumers, inventories, projects, users
 from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import resource_providers as rp_t
@@ -154,48 +148,59 @@ def delete_for_consumer(conn: Connection, uuid: str) -> None:
 
 
 def replace(conn: Connection, writes: list[ConsumerWrite], rules: WriteRules) -> None:
-    """Make each consumer's allocations exactly what ``writes`` says."""
-    found = [_ensure_consumer(conn, w, rules) for w in writes]
+    """Make each consumer's allocations exactly what ``writes`` says.
+
+    In few statements (issue 38): per consumer one read of its owner (locked),
+    type and row; one read of the providers written (and those an emptying
+    write releases) with their generations, the classes, inventories and
+    usage; the old rows deleted (only where there are some), the new ones
+    inserted in one statement, and one compare-and-set of the providers'
+    generations and one of the consumers'."""
+    found: list[tuple[consumers_db.Consumer, int, int, int | None]] = []
+    held: list[str] = []  # consumers that may have allocations now
+    for w in writes:
+        owned = _ensure_consumer(conn, w, rules)
+        if owned.consumer is not None:
+            found.append((owned.consumer, owned.project, owned.user, owned.type_id))
+        if owned.has_allocations:
+            held.append(w.uuid)
     wanted = {p for w in writes for p in w.allocations}
-    providers = _providers(conn, wanted)
     class_names = {rc for w in writes for res in w.allocations.values() for rc in res}
-    class_ids = resource_classes.ids_by_name(conn, class_names)
+    # As in the reference, the providers written to get a new generation, and
+    # so do those an emptying write releases.
+    emptied = [w.uuid for w in writes if not w.allocations]
+    read = _read(conn, wanted, class_names, held, [u for u in emptied if u in held])
+    providers = {u: p for u, p in read.providers.items() if u in wanted}
+    for missing in sorted(wanted - providers.keys()):
+        raise exceptions.BadRequest(
+            f"Allocation for resource provider '{missing}' that does not exist.")
+    class_ids = read.classes
     for name in sorted(class_names - class_ids.keys()):
         raise UnknownResourceClass(exceptions.no_such_class(name))
 
-    # As in the reference, the providers written to get a new generation, and
-    # so do those an emptying write releases.
-    uuids = [w.uuid for w in writes]
-    emptied = [w.uuid for w in writes if not w.allocations]
-    held = conn.execute(
-        sa.select(rp_t.c.uuid).distinct()
-        .select_from(allocations.join(rp_t, allocations.c.resource_provider_id == rp_t.c.id))
-        .where(allocations.c.consumer_id.in_(emptied))).scalars().all() if emptied else []
-    touched = {**_providers(conn, set(held) - providers.keys()), **providers}
-
-    # Generations were read above, before any usage is read below.
-    rows = [(providers[p].id, class_ids[rc], amount)
-            for w in writes for p, res in w.allocations.items() for rc, amount in res.items()]
-    pairs = {(rp, rc) for rp, rc, _ in rows}
-    before = _usage(conn, pairs)
-    conn.execute(allocations.delete().where(allocations.c.consumer_id.in_(uuids)))
-    _check_capacity(conn, writes, providers, class_ids, before)
-    if rows:
-        conn.execute(allocations.insert(), [
-            {"resource_provider_id": rp, "consumer_id": w.uuid, "resource_class_id": rc,
+    if held:
+        conn.execute(allocations.delete().where(allocations.c.consumer_id.in_(held)))
+    _check_capacity(writes, providers, class_ids, read)
+    rows = [{"resource_provider_id": rp, "consumer_id": w.uuid, "resource_class_id": rc,
              "used": amount}
-            for w in writes for rp, rc, amount in _rows_of(w, providers, class_ids)])
-    for provider in sorted(touched.values(), key=lambda p: p.id):  # fixed order: no deadlock
-        try:
-            increment_generation(conn, provider)
-        except exceptions.ConcurrentUpdate:
-            raise ProviderGenerationConflict() from None
-    for consumer in found:
-        consumers_db.increment_generation(conn, consumer)
+            for w in writes for rp, rc, amount in _rows_of(w, providers, class_ids)]
+    if rows:
+        conn.execute(allocations.insert().values(rows))
+    touched = sorted(read.providers.values(), key=lambda p: p.id)
+    if touched:
+        result = conn.execute(
+            rp_t.update()
+            .where(sa.or_(*(sa.and_(rp_t.c.id == p.id, rp_t.c.generation == p.generation)
+                            for p in touched)))
+            .values(generation=rp_t.c.generation + 1))
+        if result.rowcount != len(touched):
+            raise ProviderGenerationConflict()
+        scores.touch(conn, *(p.root_id for p in touched))
+    consumers_db.increment_generations(conn, found)
     consumers_db.delete_if_unused(conn, emptied)
 
 
-def _rows_of(write: ConsumerWrite, providers: dict[str, ProviderRecord],
+def _rows_of(write: ConsumerWrite, providers: dict[str, "_Provider"],
              class_ids: dict[str, int]) -> Iterator[tuple[int, int, int]]:
     for p, res in write.allocations.items():
         for rc, amount in res.items():
@@ -203,62 +208,112 @@ def _rows_of(write: ConsumerWrite, providers: dict[str, ProviderRecord],
 
 
 def _ensure_consumer(conn: Connection, write: ConsumerWrite,
-                     rules: WriteRules) -> consumers_db.Consumer:
-    owner = consumers_db.locked_owner(conn, write.project_id, write.user_id)
-    if owner is None:
+                     rules: WriteRules) -> consumers_db.Owned:
+    """The consumer's owner (locked), type and row; a new consumer is
+    inserted, already at generation 1 (``Owned.consumer`` None: this write
+    created it, nothing to compare-and-set)."""
+    owned = consumers_db.read_for_write(conn, write.project_id, write.user_id,
+                                        write.consumer_type, write.uuid)
+    if owned is None:
         raise OwnerGone()
-    project, user = owner
-    type_id = (consumers_db.consumer_type_id(conn, write.consumer_type)
-               if write.consumer_type else None)
-    consumer = consumers_db.find(conn, write.uuid)
+    consumer = owned.consumer
     if consumer is None:
         if rules.check_generation and write.generation is not None:
             raise exceptions.Conflict(
                 f"consumer generation conflict - expected null but got {write.generation}",
                 exceptions.CONCURRENT_UPDATE)
-        consumer = consumers_db.create(conn, write.uuid, project, user, type_id)
-        if rules.check_generation and consumer.generation != 0:
-            # a concurrent write created it first: the client's null is stale
+        if consumers_db.insert_new(conn, write.uuid, owned.project, owned.user,
+                                   owned.type_id):
+            return owned
+        # a concurrent write created it first: the client's null is stale
+        consumer = consumers_db.find(conn, write.uuid)
+        assert consumer is not None
+        if rules.check_generation:
             raise exceptions.Conflict(
                 f"consumer generation conflict - expected {consumer.generation} but got None",
                 exceptions.CONCURRENT_UPDATE)
-        return consumer
+        return dataclasses.replace(owned, consumer=consumer, has_allocations=True)
     if rules.check_generation and consumer.generation != write.generation:
         got = "None" if write.generation is None else write.generation
         raise exceptions.Conflict(
             f"consumer generation conflict - expected {consumer.generation} but got {got}",
             exceptions.CONCURRENT_UPDATE)
-    consumers_db.update_owner(conn, consumer, project, user, type_id)
-    return consumer
+    return owned
 
 
-def _providers(conn: Connection, uuids: set[str]) -> dict[str, ProviderRecord]:
-    if not uuids:
-        return {}
-    rows = conn.execute(PROVIDER_SELECT.where(rp_t.c.uuid.in_(uuids))).all()
-    providers = {r.uuid: from_row(r) for r in rows}
-    for missing in sorted(uuids - providers.keys()):
-        raise exceptions.BadRequest(
-            f"Allocation for resource provider '{missing}' that does not exist.")
-    return providers
+@dataclasses.dataclass(frozen=True)
+class _Provider:
+    id: int
+    uuid: str
+    generation: int
+    root_id: int
 
 
-def _usage(conn: Connection, pairs: set[tuple[int, int]]) -> dict[tuple[int, int], int]:
-    if not pairs:
-        return {}
-    rp_ids = {rp for rp, _ in pairs}
-    rc_ids = {rc for _, rc in pairs}
-    rows = conn.execute(room.used_per_record(allocations.c.resource_provider_id.in_(rp_ids),
-                                             allocations.c.resource_class_id.in_(rc_ids)))
-    return {(rp, rc): int(used) for rp, rc, used in rows}
+@dataclasses.dataclass
+class _Read:
+    """What a write reads in one statement: providers by uuid, classes by
+    name, and per (provider id, class id) the inventory row, what all
+    allocations use and what the written consumers' old rows use."""
+
+    providers: dict[str, _Provider]
+    classes: dict[str, int]
+    inventory: dict[tuple[int, int], Any]
+    used: dict[tuple[int, int], int]
+    ours: dict[tuple[int, int], int]
 
 
-def _check_capacity(conn: Connection, writes: list[ConsumerWrite],
-                    providers: dict[str, ProviderRecord], class_ids: dict[str, int],
-                    before: dict[tuple[int, int], int]) -> None:
+def _read(conn: Connection, wanted: set[str], class_names: set[str], held: list[str],
+          emptied: list[str]) -> _Read:
+    """The providers written (``wanted``) and those whose allocations the
+    ``emptied`` consumers release, with their generations, each joined to
+    the named classes and its inventory of them, with the usage: read in one
+    statement, generations in the same snapshot as usage."""
+    result = _Read({}, {}, {}, {}, {})
+    if not wanted and not emptied:
+        return result
+    inv, a = inventories, allocations
+    which = []
+    if wanted:
+        which.append(rp_t.c.uuid.in_(sorted(wanted)))
+    if emptied:
+        which.append(rp_t.c.id.in_(sa.select(a.c.resource_provider_id)
+                                   .where(a.c.consumer_id.in_(emptied))))
+    columns: list[Any] = [rp_t.c.id, rp_t.c.uuid, rp_t.c.generation, rp_t.c.root_provider_id]
+    source: sa.FromClause = rp_t
+    if class_names:
+        ours = (sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0))
+                .where(a.c.resource_provider_id == inv.c.resource_provider_id,
+                       a.c.resource_class_id == inv.c.resource_class_id,
+                       a.c.consumer_id.in_(held)).scalar_subquery()
+                if held else sa.literal(0))
+        columns += [rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"), inv.c.total,
+                    inv.c.reserved, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+                    inv.c.allocation_ratio, room.used_of(inv).label("used"),
+                    ours.label("ours")]
+        source = (rp_t.outerjoin(rc_t, rc_t.c.name.in_(sorted(class_names)))
+                  .outerjoin(inv, sa.and_(inv.c.resource_provider_id == rp_t.c.id,
+                                          inv.c.resource_class_id == rc_t.c.id)))
+    for r in conn.execute(sa.select(*columns).select_from(source).where(sa.or_(*which))):
+        result.providers[r.uuid] = _Provider(r.id, r.uuid, r.generation or 0,
+                                             r.root_provider_id)
+        if not class_names or r.rc_id is None:
+            continue
+        result.classes[r.rc] = r.rc_id
+        if r.total is not None:
+            key = (r.id, r.rc_id)
+            result.inventory[key] = r
+            result.used[key] = int(r.used or 0)
+            result.ours[key] = int(r.ours or 0)
+    return result
+
+
+def _check_capacity(writes: list[ConsumerWrite], providers: dict[str, _Provider],
+                    class_ids: dict[str, int], read: _Read) -> None:
     """The reference's rules and messages: inventory must exist, each amount
     respect min_unit/max_unit/step_size, and the sum fit the capacity (a write
-    that only reduces an existing overage is let through)."""
+    that only reduces an existing overage is let through). The usage that
+    remains is what all allocations used less the written consumers' old
+    rows (read together, before they were deleted)."""
     names = {v: k for k, v in class_ids.items()}
     wanted: collections.defaultdict[tuple[int, int], int] = collections.defaultdict(int)
     for w in writes:
@@ -268,10 +323,7 @@ def _check_capacity(conn: Connection, writes: list[ConsumerWrite],
         return
     rp_ids = {rp for rp, _ in wanted}
     rc_ids = {rc for _, rc in wanted}
-    inv = {(r.resource_provider_id, r.resource_class_id): r for r in conn.execute(
-        sa.select(inventories).where(inventories.c.resource_provider_id.in_(rp_ids),
-                                     inventories.c.resource_class_id.in_(rc_ids)))}
-    remaining = _usage(conn, set(wanted))
+    inv = read.inventory
     by_id = {p.id: p for p in providers.values()}
     without_inventory = sorted(by_id[rp].uuid for rp in rp_ids
                                if not any(k[0] == rp for k in inv))
@@ -288,12 +340,12 @@ def _check_capacity(conn: Connection, writes: list[ConsumerWrite],
             if not amount_within_units(row, amount):
                 raise InvalidInventory(f"Unable to create allocation for {where}. The "
                                        "requested amount would violate inventory constraints.")
-            used = remaining.get((rp, rc), 0)
+            before = read.used.get((rp, rc), 0)
+            used = before - read.ours.get((rp, rc), 0)
             room = capacity(row.total, row.reserved, row.allocation_ratio)
             needed_all = used + wanted[(rp, rc)]
             if room < used + amount or room < needed_all:
-                prev = before.get((rp, rc))
-                if prev is None or needed_all > prev:
+                if before == 0 or needed_all > before:
                     raise InvalidInventory(f"Unable to create allocation for {where}. The "
                                            "requested amount would exceed the capacity.")
 

@@ -5,15 +5,18 @@ A project or user row that no consumer refers to may be deleted at any time
 a consumer at a project and user locks both rows first, FOR SHARE (PostgreSQL's
 FOR KEY SHARE, the lock a foreign key check takes), in its own transaction,
 and only then writes the consumer row: a delete that locked them first has
-committed by then and the lock finds nothing (``lock_owner`` is False: the
-write runs again, and re-creates them); a delete that comes later waits for
+committed by then and the lock finds nothing (``read_for_write`` creates
+them again and locks them; ``lock_owner`` is False: the write runs again,
+and re-creates them); a delete that comes later waits for
 the write to commit and then sees the consumer that refers to them. No
 consumer can point at a missing project or user. (On SQLite every write holds
 the database's write lock from its first statement: nothing can come between.)
 """
 
 import dataclasses
+import functools
 from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -133,3 +136,103 @@ def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:
     has_allocs = sa.select(allocations.c.id).where(allocations.c.consumer_id == consumers.c.uuid)
     conn.execute(consumers.delete().where(consumers.c.uuid.in_(uuids),
                                           ~sa.exists(has_allocs)))
+
+
+@dataclasses.dataclass
+class Owned:
+    """What a write reads of its consumer's owner and of the consumer, in
+    one statement (``read_for_write``): the project and user ids (locked),
+    the consumer type's id, the consumer as stored (None: none yet), and
+    whether any allocation row names the consumer's uuid."""
+
+    project: int
+    user: int
+    type_id: int | None
+    consumer: Consumer | None
+    has_allocations: bool
+
+
+def _read_for_write(conn: Connection, project: str, user: str, type_name: str | None,
+                    uuid: str) -> Owned | None:
+    c = consumers.c
+    one = functools.partial(_of_consumer, uuid)
+    type_id: sa.ColumnElement[Any] = (
+        sa.select(consumer_types.c.id).where(consumer_types.c.name == type_name)
+        .scalar_subquery() if type_name else sa.null())
+    row = conn.execute(
+        sa.select(projects.c.id, users.c.id.label("user_id"), type_id.label("type_id"),
+                  one(c.id).label("c_id"), one(c.generation).label("c_generation"),
+                  one(c.project_id).label("c_project"), one(c.user_id).label("c_user"),
+                  one(c.consumer_type_id).label("c_type"),
+                  sa.exists(sa.select(allocations.c.id)
+                            .where(allocations.c.consumer_id == uuid)).label("held"))
+        .select_from(projects.join(users, sa.true()))  # one row of each
+        .where(projects.c.external_id == project, users.c.external_id == user)
+        .with_for_update(read=True, key_share=True)).first()
+    if row is None or (type_name and row.type_id is None):
+        return None
+    consumer = (Consumer(row.c_id, uuid, row.c_generation, row.c_project, row.c_user,
+                         row.c_type) if row.c_id is not None else None)
+    return Owned(row.id, row.user_id, row.type_id, consumer, bool(row.held))
+
+
+def _of_consumer(uuid: str, column: sa.Column[Any]) -> sa.ScalarSelect[Any]:
+    return sa.select(column).where(consumers.c.uuid == uuid).scalar_subquery()
+
+
+def read_for_write(conn: Connection, project: str, user: str, type_name: str | None,
+                   uuid: str) -> Owned | None:
+    """The owner's rows, created if missing and locked as ``lock_owner``
+    locks them (the project and user rows FOR SHARE; the consumer row is
+    not locked), with the consumer and its type, in one statement when they
+    all exist; None when the project or user row was deleted between its
+    creation and the lock: the caller writes again from the start."""
+    found = _read_for_write(conn, project, user, type_name, uuid)
+    if found is not None:
+        return found
+    insert_ignoring_duplicates(conn, projects, [{"external_id": project}])
+    insert_ignoring_duplicates(conn, users, [{"external_id": user}])
+    if type_name:
+        insert_ignoring_duplicates(conn, consumer_types, [{"name": type_name}])
+    return _read_for_write(conn, project, user, type_name, uuid)
+
+
+def insert_new(conn: Connection, uuid: str, project: int, user: int,
+               type_id: int | None) -> bool:
+    """Insert a consumer at generation 1 (created and written by this
+    transaction: the first increment done); False when a concurrent write
+    created it first (it is left as that write made it)."""
+    return insert_ignoring_duplicates(conn, consumers, [{
+        "uuid": uuid, "project_id": project, "user_id": user, "generation": 1,
+        "consumer_type_id": type_id}]) == 1
+
+
+def increment_generations(conn: Connection, found: Iterable[tuple[Consumer, int, int,
+                                                                  int | None]]) -> None:
+    """Compare-and-set each consumer's generation to +1, with the owner and
+    type a write names (as ``update_owner`` records them): one statement for
+    those whose owner stays, one for each other. ConcurrentUpdate when
+    another write moved one first."""
+    plain: list[Consumer] = []
+    for consumer, project, user, type_id in found:
+        values: dict[str, int] = {}
+        if (project, user) != (consumer.project_id, consumer.user_id):
+            values.update(project_id=project, user_id=user)
+        if type_id is not None and type_id != consumer.consumer_type_id:
+            values["consumer_type_id"] = type_id
+        if values:
+            _compare_and_set(conn, [consumer], values)
+        else:
+            plain.append(consumer)
+    if plain:
+        _compare_and_set(conn, plain, {})
+
+
+def _compare_and_set(conn: Connection, found: list[Consumer], values: dict[str, int]) -> None:
+    result = conn.execute(
+        consumers.update()
+        .where(sa.or_(*(sa.and_(consumers.c.id == c.id, consumers.c.generation == c.generation)
+                        for c in found)))
+        .values(generation=consumers.c.generation + 1, **values))
+    if result.rowcount != len(found):
+        raise exceptions.ConcurrentUpdate()

@@ -37,14 +37,6 @@ _SELECT = (
     .order_by(inv_t.c.resource_class_id)
 )
 
-# One statement for all the rows a PUT-all keeps (executemany).
-_UPDATE_MANY = (
-    inv_t.update()
-    .where(inv_t.c.resource_provider_id == sa.bindparam("rp_id"),
-           inv_t.c.resource_class_id == sa.bindparam("rc_id"))
-    .values({name: sa.bindparam(f"new_{name}") for name in FIELDS})
-)
-
 
 def _from_row(r: sa.Row[*tuple[Any, ...]]) -> InventoryRecord:
     return InventoryRecord(r.name, r.total, r.reserved, r.min_unit, r.max_unit, r.step_size,
@@ -165,19 +157,22 @@ def update_one(conn: Connection, uuid: str, seen: int, inv: InventoryRecord,
 
 def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryRecord],
                 reserved_can_be_total: bool) -> int:
-    """PUT all: the provider's inventory becomes exactly ``invs``. The new generation."""
-    provider = rp_db.get(conn, uuid)
+    """PUT all: the provider's inventory becomes exactly ``invs``. The new generation.
+
+    One read (the provider, the named classes, the classes it has inventory
+    of and what their allocations use), then the changes: the rows removed,
+    added and updated (one statement each), and the generation's
+    compare-and-set."""
+    provider, ids, existing, used = _read_for_replace(conn, uuid, invs)
     _check_generation(provider, seen)
     _check_capacities(invs, provider, reserved_can_be_total,
                       f"Unable to update inventory for resource provider {provider.uuid}")
-    ids = rc_db.ids_by_name(conn, [inv.resource_class for inv in invs])
     for inv in invs:
         if inv.resource_class not in ids:
             raise exceptions.BadRequest(
                 f"Unknown resource class in inventory for resource provider {provider.uuid}: "
                 + exceptions.no_such_class(inv.resource_class))
     wanted = {ids[inv.resource_class]: inv for inv in invs}
-    existing = _class_ids(conn, provider.id)
     _delete(conn, provider, existing - set(wanted), "update conflict: ",
             exceptions.INVENTORY_INUSE)
     added = [rc_id for rc_id in wanted if rc_id not in existing]
@@ -187,12 +182,64 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryReco
              **wanted[rc_id].row()} for rc_id in added])
     kept = {rc_id: inv for rc_id, inv in wanted.items() if rc_id in existing}
     if kept:
-        conn.execute(_UPDATE_MANY, [
-            {"rp_id": provider.id, "rc_id": rc_id,
-             **{f"new_{k}": v for k, v in inv.row().items()}} for rc_id, inv in kept.items()])
+        conn.execute(_update_rows(provider.id, kept))
     generation = rp_db.increment_generation(conn, provider, detail=f"update conflict: {RACE}")
-    _warn_over_capacity(conn, provider, kept)
+    for rc_id, inv in kept.items():  # shrinking below usage is allowed: said in the log
+        if over_capacity(inv, used.get(rc_id, 0)):
+            LOG.warning("Resource provider %s is now over-capacity for %s",
+                        provider.uuid, inv.resource_class)
     return generation
+
+
+def _read_for_replace(conn: Connection, uuid: str, invs: list[InventoryRecord]
+                      ) -> tuple[rp_db.ProviderRecord, dict[str, int], set[int], dict[int, int]]:
+    """(the provider, ids of the classes ``invs`` name, ids of the classes it
+    has inventory of, what allocations use of each of those) in one
+    statement; NotFound as ``rp_db.get``."""
+    names = sorted({inv.resource_class for inv in invs})
+    other = inv_t.alias("held")
+    held = (sa.select(other.c.resource_class_id)
+            .where(other.c.resource_provider_id == rp_t.c.id))
+    classes: sa.ColumnElement[bool] = rc_t.c.id.in_(held)
+    if names:
+        classes = sa.or_(rc_t.c.name.in_(names), classes)
+    rows = conn.execute(
+        rp_db.PROVIDER_SELECT
+        .add_columns(rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"),
+                     inv_t.c.resource_class_id.label("held"),
+                     room.used_of(inv_t).label("used"))
+        .outerjoin(rc_t, classes)
+        .outerjoin(inv_t, sa.and_(inv_t.c.resource_provider_id == rp_t.c.id,
+                                  inv_t.c.resource_class_id == rc_t.c.id))
+        .where(rp_t.c.uuid == uuid)).all() if "\x00" not in uuid else []
+    if not rows:
+        raise exceptions.NotFound(rp_db.missing(uuid))
+    ids: dict[str, int] = {}
+    existing: set[int] = set()
+    used: dict[int, int] = {}
+    for r in rows:
+        if r.rc_id is None:
+            continue
+        if r.rc in names:
+            ids[r.rc] = r.rc_id
+        if r.held is not None:
+            existing.add(r.rc_id)
+            used[r.rc_id] = int(r.used or 0)
+    return rp_db.from_row(rows[0]), ids, existing, used
+
+
+def _update_rows(provider_id: int, kept: dict[int, InventoryRecord]) -> sa.Update:
+    """One UPDATE of the provider's rows of these classes, each to its values."""
+    rc = inv_t.c.resource_class_id
+    values: dict[str, Any] = {}
+    for name in FIELDS:
+        if len(kept) == 1:
+            values[name] = next(iter(kept.values())).row()[name]
+        else:
+            values[name] = sa.case({rc_id: sa.literal(inv.row()[name], inv_t.c[name].type)
+                                    for rc_id, inv in kept.items()}, value=rc)
+    return (inv_t.update().where(inv_t.c.resource_provider_id == provider_id,
+                                 rc.in_(sorted(kept))).values(values))
 
 
 def _delete(conn: Connection, provider: rp_db.ProviderRecord, class_ids: set[int],
