@@ -5,11 +5,14 @@ same tokens and headers.
 """
 
 import contextlib
+import itertools
+import os
+import time
 
 import pytest
 from keystonemiddleware import fixture as ks_fixture
 
-from placer import wsgi
+from placer import policy, wsgi
 from tests.helpers.api import KEYSTONE, Api, assert_error, make_conf
 
 LIST_DENIED = "Policy does not allow placement:resource_classes:list to be performed."
@@ -100,6 +103,43 @@ def _api_with_policy(db, tmp_path, text: str) -> Api:
     policy_file.write_text(text)
     conf = make_conf(tmp_path, oslo_policy={"policy_file": str(policy_file)})
     return Api(wsgi.create_app(conf, db))
+
+
+_AHEAD = itertools.count(1)  # seconds: each edit later than the last
+
+
+def _rewrite(path, text: str) -> None:
+    """An edit with an mtime past the last one (file times move in clock
+    ticks: two same-sized writes in one tick look alike to oslo.policy too)."""
+    stamp = time.time_ns() + next(_AHEAD) * 10**9
+    path.write_text(text)
+    os.utime(path, ns=(stamp, stamp))
+
+
+@pytest.mark.parametrize("memoise", [True, False], ids=["memoised", "oslo.policy"])
+def test_policy_file_edited_while_serving(db, tmp_path, monkeypatch, memoise):
+    """Each edit decides the next request, both ways, memoised or not."""
+    monkeypatch.setattr(policy, "MEMOISE", memoise)
+    api = _api_with_policy(db, tmp_path, '"placement:resource_classes:show": "role:admin"\n')
+    path = tmp_path / "policy.yaml"
+
+    def statuses():
+        return [api.get("/resource_classes/VCPU", version=LATEST, token=token,
+                        headers=headers).status_code
+                for token, headers in (("admin", None), ("alice:p", {"X-Roles": "member"}))
+                for _ in range(2)]
+
+    assert statuses() == [200, 200, 403, 403]
+    _rewrite(path, '"placement:resource_classes:show": "role:member"\n')
+    assert statuses() == [403, 403, 200, 200]
+    _rewrite(path, '"placement:resource_classes:show": "!"\n')
+    assert statuses() == [403, 403, 403, 403]
+    _rewrite(path, '"placement:resource_classes:show": "@"\n')
+    assert statuses() == [200, 200, 200, 200]
+    path.unlink()  # no file: the defaults
+    assert statuses() == [200, 200, 403, 403]
+    _rewrite(path, '"placement:resource_classes:show": "role:member"\n')  # back again
+    assert statuses() == [403, 403, 200, 200]
 
 
 def test_policy_file_opens_a_rule_to_members(db, tmp_path):

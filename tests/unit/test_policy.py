@@ -1,7 +1,12 @@
 """Policy rules and enforcement must match placement 16.0.0's documented defaults."""
 
+import itertools
+import os
+import time
+
 import pytest
 from oslo_config import cfg
+from oslo_policy import _external
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy as oslo_policy
 
@@ -248,3 +253,114 @@ def test_reset_allows_reinit_with_new_config():
     policy.reset()
     _init(new_defaults=True)
     assert not _allowed(_project_ctx("admin"), "placement:reshaper:reshape")
+
+
+# -- memoised decisions ------------------------------------------------------------
+
+CONTEXTS = [_project_ctx("admin"), _project_ctx("member"), _project_ctx("reader", "member"),
+            _project_ctx("service"), _project_ctx("reader", project_id="other-project"),
+            RequestContext(user_id="u2", system_scope="all", roles=["admin"])]
+
+
+def _decisions(targets=(TARGET, {"project_id": "my-project", "user_id": "u1"})):
+    return [_allowed(ctx, rule, target)
+            for ctx in CONTEXTS for rule in ALL_RULES for target in targets]
+
+
+def _fresh_decisions(conf, targets=(TARGET, {"project_id": "my-project", "user_id": "u1"})):
+    """The same decisions from a new enforcer, not memoised."""
+    policy.reset()
+    policy.init(conf, policy_defaults(), suppress_deprecation_warnings=True)
+    policy.MEMOISE = False
+    try:
+        return _decisions(targets)
+    finally:
+        policy.MEMOISE = True
+
+
+_AHEAD = itertools.count(1)  # seconds: each edit later than the last
+
+
+def _touch(path, text):
+    """Write ``text`` with an mtime surely past the last one (file times
+    move in clock ticks: two writes in one tick of the same size look alike,
+    to oslo.policy too)."""
+    stamp = time.time_ns() + next(_AHEAD) * 10**9
+    path.write_text(text)
+    os.utime(path, ns=(stamp, stamp))
+
+
+@pytest.mark.parametrize("new_defaults", [True, False])
+def test_memoised_decisions_are_oslo_policys(new_defaults):
+    conf = _init(new_defaults=new_defaults)
+    first = _decisions()
+    assert _decisions() == first  # answered from the memo
+    assert first == _fresh_decisions(conf)
+
+
+def test_policy_file_edited_while_serving_changes_the_next_decision(tmp_path):
+    path = tmp_path / "policy.yaml"
+    _touch(path, '"placement:traits:list": "!"\n')
+    conf = _init(policy_file=path)
+    admin, member = _project_ctx("admin"), _project_ctx("member")
+    assert not _allowed(admin, "placement:traits:list")
+    assert not _allowed(member, "placement:traits:list")
+    _touch(path, '"placement:traits:list": "@"\n')  # opened, to all
+    assert _allowed(admin, "placement:traits:list")
+    assert _allowed(member, "placement:traits:list")
+    _touch(path, '"placement:traits:list": "!"\n')  # closed again: same size
+    assert not _allowed(admin, "placement:traits:list")
+    edited = _decisions()
+    assert edited == _fresh_decisions(conf)
+
+
+def test_policy_file_created_and_removed_while_serving(tmp_path):
+    path = tmp_path / "policy.yaml"
+    conf = _init(policy_file=path)  # not there yet
+    admin = _project_ctx("admin")
+    assert _allowed(admin, "placement:traits:list")
+    _touch(path, '"placement:traits:list": "!"\n')
+    assert not _allowed(admin, "placement:traits:list")
+    assert _decisions() == _fresh_decisions(conf)
+    policy.reset()
+    conf = _init(policy_file=path)
+    assert not _allowed(admin, "placement:traits:list")
+    path.unlink()  # oslo.policy then reads no rules from it: the defaults again
+    assert _allowed(admin, "placement:traits:list")
+
+
+def test_policy_dir_file_added_while_serving(tmp_path):
+    path = tmp_path / "policy.yaml"
+    _touch(path, '"placement:traits:show": "@"\n')
+    conf = cfg.ConfigOpts()
+    conf([], project="placer-policy-test", default_config_files=[])
+    policy_opts.set_defaults(conf)
+    conf.set_override("policy_file", str(path), group="oslo_policy")
+    conf.set_override("policy_dirs", [str(tmp_path / "policy.d")], group="oslo_policy")
+    policy.init(conf, policy_defaults(), suppress_deprecation_warnings=True)
+    admin = _project_ctx("admin")
+    assert _allowed(admin, "placement:traits:list")
+    (tmp_path / "policy.d").mkdir()
+    _touch(tmp_path / "policy.d" / "10-close.yaml", '"placement:traits:list": "!"\n')
+    assert not _allowed(admin, "placement:traits:list")
+    _touch(tmp_path / "policy.d" / "10-close.yaml", '"placement:traits:list": "@"\n')
+    assert _allowed(admin, "placement:traits:list")
+    assert _allowed(_project_ctx("member"), "placement:traits:show")
+
+
+def test_a_rule_with_an_http_check_is_not_memoised(tmp_path, monkeypatch):
+    """An ``http:`` check asks a server each time: nothing is memoised."""
+    path = tmp_path / "policy.yaml"
+    _touch(path, '"placement:traits:list": "http://policy.test/check"\n')
+    _init(policy_file=path)
+    asked = []
+
+    def answer(self, target, creds, enforcer, current_rule=None):
+        asked.append(creds["user_id"])
+        return len(asked) % 2 == 1
+
+    monkeypatch.setattr(_external.HttpCheck, "__call__", answer)
+    admin = _project_ctx("admin")
+    assert [_allowed(admin, "placement:traits:list") for _ in range(4)] == [
+        True, False, True, False]
+    assert asked == ["u1"] * 4
