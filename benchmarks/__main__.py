@@ -51,6 +51,11 @@ COMMANDS = {  # sub-command: (its module, what it times, its options)
         JSON, REFERENCE, BACKEND, ("--sizes", [10000, 100000], "providers per database"),
         ("--shape", "flat", None, {"choices": SHAPES[:2]}), ("--repeat", 5, "timed runs"),
         ("--tools-sizes", [10000], "sizes at which the tools' scrapes are timed")]),
+    "audit": ("audit", "GET /audit against nova-manage's 1 + N requests, the same database", [
+        JSON, REFERENCE, BACKEND, ("--sizes", [10000, 100000], "flat hosts per database"),
+        ("--repeat", 3, "timed runs of GET /audit"), ("--workers", 2, "server workers"),
+        ("--whole", 10000, "largest size whose 1 + N walk is timed whole"),
+        ("--sample", 2000, "providers walked beyond it, the rest extrapolated")]),
     "production": ("production", "Placer and the reference on the same database at once", [
         *timed(reference_repeat=5, workers=2), BACKEND, ("--sizes", [1000, 10000], "flat sizes"),
         ("--nested-sizes", [1000], "nested sizes"), ("--shape", "all", None, {"choices": SHAPES}),

@@ -480,9 +480,40 @@ def _capacity_section(runs: list[Run], out: Out) -> list[str]:
     return lines
 
 
+def _walk_text(walk: dict | None) -> str:
+    """A 1 + N walk's seconds, marked where extrapolated from a sample."""
+    if not walk:
+        return ""
+    how = (f", **extrapolated** from {walk['timed_requests']:,}" if walk["extrapolated"]
+           else "")
+    return f"{walk['seconds']:,.1f} s ({walk['per_provider_ms']:.1f} ms a provider{how})"
+
+
+def _audit_section(runs: list[Run], out: Out) -> list[str]:
+    """Placer's GET /audit beside nova-manage's 1 + N requests, per backend and size."""
+    lines = ["## Audit", "", TEXTS["audit_intro"], "", *head(
+        "backend", "providers", "allocations", "Placer `GET /audit` s", "peak RSS MiB",
+        "1 + N requests", "reference 1 + N", "Placer 1 + N", "found")]
+    for run in runs:
+        d = run.data
+        for db in d["databases"]:
+            mine = {r["server"]: r for r in d["results"] if r["size"] == db["size"]}
+            placer, ref = mine.get("placer", {}), mine.get("reference", {})
+            audit = placer.get("audit") or {}
+            seconds = audit.get("median_ms") and audit["median_ms"] / 1000
+            lines.append(row(text.BACKENDS.get(d["backend"], d["backend"]),
+                             size_text(db["providers"]), size_text(db["allocations"]),
+                             number(seconds, 2), number(audit.get("rss_peak_mb"), 0),
+                             size_text(db["providers"] + 1), _walk_text(ref.get("walk")),
+                             _walk_text(placer.get("walk")), cell(", ".join(
+                                 f"{k} {v}" for k, v in (placer.get("findings") or {}).items()
+                                 if v))))
+    return lines + [""]
+
+
 SECTIONS = {"production": _production_section, "runs": None, "scale": _scale_section,
             "scenarios": _scenarios_section, "order": _order_section, "fill": _fill_section,
-            "capacity": _capacity_section}
+            "capacity": _capacity_section, "audit": _audit_section}
 
 
 def write(paths: list[str], out_dir: Path, argv: list[str], fmt: str = "svg",

@@ -99,8 +99,10 @@ def _ids(conn, table: sa.Table, names) -> dict[str, int]:
     return dict(conn.execute(query).all())
 
 
-def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Generated:
-    """Write the scenario into the fresh database behind ``engine``."""
+def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0,
+             consumers_per_tree: tuple[int, int] = (1, 5)) -> Generated:
+    """Write the scenario into the fresh database behind ``engine``; each
+    tree holds from ``consumers_per_tree[0]`` to ``[1]`` consumers."""
     started, rng = time.perf_counter(), random.Random(seed)
     prepare(engine)
     now = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
@@ -151,7 +153,7 @@ def generate(engine: Engine, n: int, shape: str = "flat", seed: int = 0) -> Gene
                 in_aggs.append((in_aggs[0] + 1 + rng.randrange(aggs - 1)) % aggs)
             # consumers: each takes every class once, VCPU and MEMORY_MB from
             # one NUMA node (alternating) in the nested shape
-            k = rng.randint(1, 5)
+            k = rng.randint(*consumers_per_tree)
             fraction = rng.uniform(0.15, 0.45)
             cpu_nodes = tree_providers[1:] or [root]
             placed = [{cpu_nodes[j % len(cpu_nodes)]: {"VCPU": 0, "MEMORY_MB": 0}}
