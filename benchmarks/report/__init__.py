@@ -492,8 +492,9 @@ def _walk_text(walk: dict | None) -> str:
 def _audit_section(runs: list[Run], out: Out) -> list[str]:
     """Placer's GET /audit beside nova-manage's 1 + N requests, per backend and size."""
     lines = ["## Audit", "", TEXTS["audit_intro"], "", *head(
-        "backend", "providers", "allocations", "Placer `GET /audit` s", "peak RSS MiB",
-        "1 + N requests", "reference 1 + N", "Placer 1 + N", "found")]
+        "run", "backend", "providers", "allocations", "Placer `GET /audit` s", "peak RSS MiB",
+        "1 + N requests", "reference 1 + N", "Placer 1 + N", "reference 1 + N / `GET /audit`",
+        "found")]
     for run in runs:
         d = run.data
         for db in d["databases"]:
@@ -501,11 +502,13 @@ def _audit_section(runs: list[Run], out: Out) -> list[str]:
             placer, ref = mine.get("placer", {}), mine.get("reference", {})
             audit = placer.get("audit") or {}
             seconds = audit.get("median_ms") and audit["median_ms"] / 1000
-            lines.append(row(text.BACKENDS.get(d["backend"], d["backend"]),
+            lines.append(row(str(run.number), text.BACKENDS.get(d["backend"], d["backend"]),
                              size_text(db["providers"]), size_text(db["allocations"]),
                              number(seconds, 2), number(audit.get("rss_peak_mb"), 0),
                              size_text(db["providers"] + 1), _walk_text(ref.get("walk")),
-                             _walk_text(placer.get("walk")), cell(", ".join(
+                             _walk_text(placer.get("walk")), text.times_text(
+                                 ref.get("walk") and seconds and ref["walk"]["seconds"] / seconds),
+                             cell(", ".join(
                                  f"{k} {v}" for k, v in (placer.get("findings") or {}).items()
                                  if v))))
     return lines + [""]

@@ -63,7 +63,8 @@ def test_the_report_section(tmp_path):
     page = (tmp_path / "out" / "index.md").read_text()
     section = page.split("\n## Audit\n", 1)[1].split("\n## ", 1)[0]
     assert "`GET /resource_providers/{uuid}/allocations`" in section
-    assert ("| MySQL/MariaDB | 100,000 | 1,050,000 | 3.46 | 180 | 100,001 | "
+    assert ("| 1 | MySQL/MariaDB | 100,000 | 1,050,000 | 3.46 | 180 | 100,001 | "
             "1,320.0 s (13.2 ms a provider, **extrapolated** from 2,001) | "
-            "410.2 s (4.1 ms a provider) | over_capacity 10, split_consumers 10 |") in section
+            "410.2 s (4.1 ms a provider) | 382x | "
+            "over_capacity 10, split_consumers 10 |") in section
     assert "python -m benchmarks audit --backend mysql" in page  # the run's command
