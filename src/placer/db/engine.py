@@ -2,9 +2,11 @@
 
 Every request runs in one transaction: ``Database.read`` or
 ``Database.write`` call one core function with a connection and commit (or
-roll back) around it. Writes that lose a deadlock are retried whole. (A
-refused body on a provider's sub-resource reads the provider once, for the
-404 the reference gives first: handlers/_provider_body.py.)
+roll back) around it (on PostgreSQL, a read's statements run in autocommit,
+each with its own snapshot as at READ COMMITTED: ``Database.read``).
+Writes that lose a deadlock are retried whole. (A refused body on a
+provider's sub-resource reads the provider once, for the 404 the reference
+gives first: handlers/_provider_body.py.)
 """
 
 import contextlib
@@ -397,7 +399,12 @@ class Database:
             return fn(conn, *args, **kwargs)
 
     def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return self._run(fn, args, kwargs)
+        """``fn`` in a read transaction. On PostgreSQL its statements run in
+        autocommit, without BEGIN and COMMIT (two round trips): each sees
+        its own snapshot, as it would in a READ COMMITTED transaction (use
+        ``snapshot_read`` for one snapshot)."""
+        return self._run(fn, args, kwargs,
+                         isolation="AUTOCOMMIT" if self.backend == "postgresql" else None)
 
     def snapshot_read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``read``, every statement seeing the same snapshot: at REPEATABLE
