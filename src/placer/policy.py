@@ -290,9 +290,12 @@ class _Decisions:
         """The paths ``conf.find_file`` tries for the policy file and the
         policy directories (as oslo.config's ``find_file`` orders them)."""
         dirs: list[str] = []
-        config_dir = getattr(conf, "config_dir", None)
-        for directory in ([config_dir] if isinstance(config_dir, str)
-                          else list(config_dir or [])):
+        # every --config-dir, as find_file reads them (the option holds the last)
+        config_dirs = getattr(getattr(conf, "_namespace", None), "_config_dirs", None)
+        if config_dirs is None:
+            config_dir = getattr(conf, "config_dir", None) or []
+            config_dirs = [config_dir] if isinstance(config_dir, str) else list(config_dir)
+        for directory in config_dirs:
             dirs.append(os.path.abspath(os.path.expanduser(directory)))
         for config_file in reversed(list(getattr(conf, "config_file", None) or [])):
             dirs.append(os.path.dirname(os.path.abspath(os.path.expanduser(config_file))))

@@ -364,3 +364,22 @@ def test_a_rule_with_an_http_check_is_not_memoised(tmp_path, monkeypatch):
     assert [_allowed(admin, "placement:traits:list") for _ in range(4)] == [
         True, False, True, False]
     assert asked == ["u1"] * 4
+
+
+@pytest.mark.parametrize("where", ["config_file", "config_dir"])
+def test_policy_yaml_created_beside_the_configuration_while_serving(tmp_path, where):
+    """``policy.yaml`` found as oslo.policy finds it: beside a configuration
+    file or in a --config-dir, created after the first decision."""
+    (tmp_path / "placement.conf").write_text("")
+    conf = cfg.ConfigOpts()
+    args = (["--config-file", str(tmp_path / "placement.conf")] if where == "config_file"
+            else ["--config-dir", str(tmp_path)])
+    conf(args, project="placer-policy-test", default_config_files=[])
+    policy_opts.set_defaults(conf, policy_file="policy.yaml")
+    policy.init(conf, policy_defaults(), suppress_deprecation_warnings=True)
+    admin = _project_ctx("admin")
+    assert _allowed(admin, "placement:traits:list")
+    _touch(tmp_path / "policy.yaml", '"placement:traits:list": "!"\n')
+    assert not _allowed(admin, "placement:traits:list")
+    _touch(tmp_path / "policy.yaml", '"placement:traits:list": "@"\n')
+    assert _allowed(_project_ctx("member"), "placement:traits:list")
