@@ -3,7 +3,8 @@
 A write runs in one transaction: consumers are checked (generation) and
 created, the consumers' old rows are removed, capacity is checked against the
 usage that remains, new rows go in, and every touched provider's generation is
-compare-and-set from the value read before usage was read. A provider whose
+compare-and-set from the value read in the same statement as the usage (so
+no claim can have committed between them unseen). A provider whose
 generation moved meanwhile, or a consumer's project or user row deleted
 meanwhile (db/consumers.py), makes the whole transaction retry (both are
 ``WriteRaced``, which the handlers retry with ``Database.write_retrying``); a

@@ -17,7 +17,7 @@ it again if it loses a deadlock). Why no writer can be hurt, per backend:
 - **PostgreSQL** (READ COMMITTED, the default): every statement sees what was
   committed before it began; a row lock waits for the transaction holding it.
   A writer locks the project and user rows it is about to point a consumer
-  at (``FOR KEY SHARE``, db/consumers.py ``lock_owner``) before it writes the
+  at (``FOR KEY SHARE``, db/consumers.py ``read_for_write``) before it writes the
   consumer row, and holds the lock until it commits. If the writer locked
   first, our ``FOR UPDATE`` waits until it has committed, so the DELETE that
   follows, a new statement, sees its consumer and keeps the row. (Hence
@@ -25,7 +25,8 @@ it again if it loses a deadlock). Why no writer can be hurt, per backend:
   evaluated its NOT EXISTS on the snapshot taken when it began, before the
   writer's consumer, and delete the row.) If we locked first, the
   writer's lock waits for our commit and then finds the row gone: the writer
-  runs again and creates it anew. An empty consumer: a writer adding
+  creates it anew and locks it (or, if ours went between its insert and its
+  lock, runs again). An empty consumer: a writer adding
   allocations to it moves its generation in the same transaction (the
   consumer generation compare-and-set of db/allocations.py). Our ``FOR
   UPDATE`` waits for it, and the DELETE's ``generation = <read>`` then fails;
@@ -39,7 +40,7 @@ it again if it loses a deadlock). Why no writer can be hurt, per backend:
   read a fresh snapshot per statement (or, where InnoDB reads them with
   shared locks, wait for the writers' uncommitted rows). The same two orders
   as on PostgreSQL follow: a writer that locked first is seen, one that locks
-  later finds the row gone and retries. A lock cycle between a writer and
+  later finds the row gone and creates it anew. A lock cycle between a writer and
   the fix is a deadlock error, which both sides retry whole.
 - **SQLite**: a write transaction takes the database's write lock with its
   first statement (``BEGIN IMMEDIATE``, db/engine.py), the fix's as the
