@@ -104,6 +104,9 @@ def requests_for(gen: scale.Generated, size: int) -> list[Query]:
                      target={"kind": "max_ratio", "value": D["listings_ratio"]}))
     out += [query("usages?project_id", "max_ratio", D["usages_ratio"], version=v,
                   as_name=f"usages?project_id {v}") for v in ("1.37", "1.39")]
+    # the fixed cost of an authenticated request: one row
+    out.append(Query("resource_classes/VCPU", path="/resource_classes/VCPU", items=None,
+                     target={"kind": "max_ratio", "value": D["fixed_cost_ratio"]}))
     if size <= D["unlimited_max"]:
         out.append(query("unlimited", "", 0))
     return out

@@ -101,7 +101,7 @@ def test_requests_at_each_size():
     small = {r.name: r for r in production.requests_for(gen, 1000)}
     assert list(small) == ["limit=1000", "limit=10", "traits+member_of limit=1000",
                            "providers?resources", "providers", "usages?project_id 1.37",
-                           "usages?project_id 1.39", "unlimited"]
+                           "usages?project_id 1.39", "resource_classes/VCPU", "unlimited"]
     assert small["limit=10"].url == ("/allocation_candidates?resources=VCPU%3A1%2C"
                                       "MEMORY_MB%3A1024%2CDISK_GB%3A10&limit=10")
     assert small["providers"].url == "/resource_providers"
@@ -110,6 +110,9 @@ def test_requests_at_each_size():
     assert usages.url == "/usages?project_id=scale-project-0"
     assert (usages.version, small["usages?project_id 1.39"].version) == ("1.37", "1.39")
     assert usages.target["value"] == 0.33 and small["unlimited"].target is None
+    one_row = small["resource_classes/VCPU"]  # the fixed cost of a request
+    assert (one_row.url, one_row.items, one_row.target) == (
+        "/resource_classes/VCPU", None, {"kind": "max_ratio", "value": 0.33})
     assert "unlimited" not in [r.name for r in production.requests_for(gen, 10_000)]
     big = production.requests_for(gen, 100_000)
     assert [(r.name, r.target) for r in big] == [
