@@ -80,52 +80,12 @@ def locked_owner(conn: Connection, project_external_id: str,
     return (project, user) if lock_owner(conn, project, user) else None
 
 
-def consumer_type_id(conn: Connection, name: str) -> int:
-    return _get_or_create(conn, consumer_types, "name", name)
-
-
 def find(conn: Connection, uuid: str) -> Consumer | None:
     row = conn.execute(sa.select(consumers).where(consumers.c.uuid == uuid)).first()
     if row is None:
         return None
     return Consumer(row.id, row.uuid, row.generation, row.project_id, row.user_id,
                     row.consumer_type_id)
-
-
-def create(conn: Connection, uuid: str, project: int, user: int,
-           type_id: int | None) -> Consumer:
-    """A new consumer at generation 0. If a concurrent request created it
-    first, theirs is returned; its generation has already moved past 0
-    (creation and the first increment commit together), which callers that
-    expected a new consumer treat as a conflict."""
-    insert_ignoring_duplicates(conn, consumers, [{
-        "uuid": uuid, "project_id": project, "user_id": user, "generation": 0,
-        "consumer_type_id": type_id}])
-    consumer = find(conn, uuid)
-    assert consumer is not None  # inserted above, or by the concurrent writer
-    return consumer
-
-
-def update_owner(conn: Connection, consumer: Consumer, project: int, user: int,
-                 type_id: int | None) -> None:
-    """Record the project/user (and type, when given) a write names, as the
-    reference does when they differ from what is stored."""
-    values: dict[str, int] = {}
-    if (project, user) != (consumer.project_id, consumer.user_id):
-        values.update(project_id=project, user_id=user)
-    if type_id is not None and type_id != consumer.consumer_type_id:
-        values["consumer_type_id"] = type_id
-    if values:
-        conn.execute(consumers.update().where(consumers.c.id == consumer.id).values(values))
-
-
-def increment_generation(conn: Connection, consumer: Consumer) -> None:
-    result = conn.execute(
-        consumers.update()
-        .where(consumers.c.id == consumer.id, consumers.c.generation == consumer.generation)
-        .values(generation=consumer.generation + 1))
-    if result.rowcount != 1:
-        raise exceptions.ConcurrentUpdate()
 
 
 def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:
@@ -213,7 +173,8 @@ def insert_new(conn: Connection, uuid: str, project: int, user: int,
 def increment_generations(conn: Connection, found: Iterable[tuple[Consumer, int, int,
                                                                   int | None]]) -> None:
     """Compare-and-set each consumer's generation to +1, with the owner and
-    type a write names (as ``update_owner`` records them): one statement for
+    type a write names where they differ from what is stored (as the
+    reference records them): one statement for
     those whose owner stays, one for each other. ConcurrentUpdate when
     another write moved one first."""
     plain: list[Consumer] = []
