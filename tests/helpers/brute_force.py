@@ -100,7 +100,7 @@ def valid(request, snap, anchor, slots, combo):
         return False
     for names in request.same_subtree:
         chosen = {by_suffix[s] for s in names}
-        if not any(all(snap.is_ancestor_or_self(top.id, p.id) for p in chosen) for top in chosen):
+        if not any(all(top.id in snap.lineage(p.id) for p in chosen) for top in chosen):
             return False
     if not request.nested_aware:
         giving = {p for p, _ in totals}

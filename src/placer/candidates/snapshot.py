@@ -157,9 +157,6 @@ class Snapshot:
             current = self.providers[current].parent_id
         return chain
 
-    def is_ancestor_or_self(self, upper: int, lower: int) -> bool:
-        return upper in self.lineage(lower)
-
     @cached_property
     def _trees(self) -> dict[int, list[Provider]]:
         trees: dict[int, list[Provider]] = {}

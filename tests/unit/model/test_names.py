@@ -6,33 +6,6 @@ from placer.model import names
 
 
 @pytest.mark.parametrize(("name", "expected"), [
-    ("CUSTOM_FOO", True),
-    ("CUSTOM_A1_B2", True),
-    ("CUSTOM_", False),          # nothing after the prefix
-    ("custom_foo", False),
-    ("CUSTOM_foo", False),
-    ("CUSTOM_FOO-BAR", False),
-    ("VCPU", False),
-    ("XCUSTOM_FOO", False),
-    ("CUSTOM_FOO\n", True),      # '$' matches before a trailing newline (re.match)
-])
-def test_is_custom(name, expected):
-    assert names.is_custom(name) is expected
-
-
-@pytest.mark.parametrize(("name", "expected"), [
-    ("VCPU", True),
-    ("MEMORY_MB", True),
-    ("DISK_GB", True),
-    ("CUSTOM_FOO", False),
-    ("vcpu", False),
-    ("", False),
-])
-def test_is_standard_class(name, expected):
-    assert names.is_standard_class(name) is expected
-
-
-@pytest.mark.parametrize(("name", "expected"), [
     ("A", True),
     ("HW_CPU_X86_VMX", True),
     ("CUSTOM_MAGIC", True),
