@@ -28,8 +28,8 @@ by code point whatever the database's collation.
 
 import datetime
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -56,6 +56,16 @@ UNIT_RULES = ("min_unit", "max_unit", "step_size")
 _HEADROOM = 1.0001
 # A larger limit (the API takes any) is no limit: SQL's LIMIT takes no more.
 _MAX_LIMIT = 2**31 - 1
+# The order the kinds are read in (the answer is in KINDS' order): those that
+# read the allocations by provider, with the inventories, one after the
+# other, while the database still holds those pages in memory (MariaDB's
+# default 128 MB does not hold all that the audit reads); then the consumers.
+# MySQL: the most records whose allocations a kind then reads by a list of
+# them (its rows: more, and the kind reads them on its own).
+_FEW_RECORDS = 1000
+_READ_ORDER = ("over_capacity", "unit_violations", "without_inventory", "idle_providers",
+               "split_consumers", "empty_consumers", "unused_projects", "unused_users")
+assert sorted(_READ_ORDER) == sorted(KINDS)
 
 
 def findings(conn: Connection, kinds: Sequence[str] = KINDS, limit: int = DEFAULT_LIMIT,
@@ -71,17 +81,29 @@ def findings(conn: Connection, kinds: Sequence[str] = KINDS, limit: int = DEFAUL
     if limit < 0 or idle_days < 0:
         raise ValueError("limit and idle_days are 0 or more")
     limit = min(limit, _MAX_LIMIT)
+    # MySQL: one read of the records for the kinds about them, when it
+    # replaces two statements or more
+    shared = conn.dialect.name == "mysql" and (
+        "over_capacity" in kinds or {"unit_violations", "without_inventory"} <= set(kinds))
+    read: list[_RecordFaults] = []
+
+    def record_faults() -> _RecordFaults | None:
+        if shared and not read:
+            read.append(_record_faults(conn, limit))
+        return read[0] if read else None
+
     readers: dict[str, Callable[[], Finding]] = {
-        "over_capacity": lambda: _over_capacity(conn, limit),
-        "unit_violations": lambda: _unit_violations(conn, limit),
-        "without_inventory": lambda: _without_inventory(conn, limit),
+        "over_capacity": lambda: _over_capacity(conn, limit, record_faults()),
+        "unit_violations": lambda: _unit_violations(conn, limit, record_faults()),
+        "without_inventory": lambda: _without_inventory(conn, limit, record_faults()),
         "split_consumers": lambda: _split_consumers(conn, limit),
         "empty_consumers": lambda: _empty_consumers(conn, limit),
         "idle_providers": lambda: _idle_providers(conn, limit, _cutoff(now, idle_days)),
         "unused_projects": lambda: _unused(conn, proj_t, cons_t.c.project_id, limit),
         "unused_users": lambda: _unused(conn, user_t, cons_t.c.user_id, limit),
     }
-    return {kind: readers[kind]() for kind in KINDS if kind in kinds}
+    found = {kind: readers[kind]() for kind in _READ_ORDER if kind in kinds}
+    return {kind: found[kind] for kind in KINDS if kind in found}
 
 
 # -- shared -------------------------------------------------------------------------
@@ -100,23 +122,30 @@ def _by_code_point(conn: Connection, column: sa.ColumnElement[Any]) -> sa.Column
 
 def _first(conn: Connection, query: sa.Select[Any],
            order: Callable[[sa.Subquery], list[sa.ColumnElement[Any]]],
-           limit: int, mariadb_switches: str = "") -> tuple[int, Sequence[Any]]:
+           limit: int, mariadb: str = "") -> tuple[int, Sequence[Any]]:
     """(how many rows ``query`` has, the first ``limit`` of them by
     ``order``), in one statement: the rows are counted by a window, which
     also keeps the planners from walking an index in the order asked, row
     by row, to find a few faults among a million rows. (Labelled columns.)
-    ``mariadb_switches``: optimizer switches for this statement on MariaDB
-    (its SET STATEMENT; the statement's values are constants)."""
+    ``mariadb``: see ``_execute``."""
     found = query.add_columns(sa.func.count().over().label("found")).subquery()
     statement = sa.select(found).order_by(*order(found)).limit(max(limit, 1))
-    if mariadb_switches and getattr(conn.dialect, "is_mariadb", False):
-        text = str(statement.compile(conn, compile_kwargs={"literal_binds": True}))
-        rows = conn.exec_driver_sql(
-            f"SET STATEMENT optimizer_switch='{mariadb_switches}' FOR {text}".replace(
-                "%", "%%")).all()
-    else:
-        rows = conn.execute(statement).all()
+    rows = _execute(conn, statement, mariadb).all()
     return (int(rows[0].found) if rows else 0), rows[:limit]
+
+
+def _execute(conn: Connection, statement: sa.Select[Any], mariadb: str = "",
+             stream: bool = False) -> sa.CursorResult[*tuple[Any, ...]]:
+    """``statement``'s result (``stream``: fetched as it is read). On
+    MariaDB, ``mariadb`` sets variables for this statement alone (its SET
+    STATEMENT, such as ``optimizer_switch='...'``; the statement's values
+    are then constants)."""
+    if stream:
+        conn = conn.execution_options(yield_per=2000)
+    if mariadb and getattr(conn.dialect, "is_mariadb", False):
+        text = str(statement.compile(conn, compile_kwargs={"literal_binds": True}))
+        return conn.exec_driver_sql(f"SET STATEMENT {mariadb} FOR {text}".replace("%", "%%"))
+    return conn.execute(statement)
 
 
 def _finding(count: int, items: list[dict[str, Any]]) -> Finding:
@@ -148,39 +177,95 @@ def _chunks(values: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
 # -- over_capacity ---------------------------------------------------------------
 
 
-def _over_capacity(conn: Connection, limit: int) -> Finding:
-    used_t = room.used_per_record().subquery()
+class _RecordFaults(NamedTuple):
+    """MySQL: what one read of every (provider, class) record that the
+    allocations use finds (``_record_faults``)."""
+    over_count: int
+    over_rows: list[Sequence[Any]]  # the first ``limit`` (_over_capacity's columns)
+    unit_records: list[tuple[int, int]] | None  # None: more than _FEW_RECORDS
+    missing_records: list[tuple[int, int]] | None
+
+
+def _record_faults(conn: Connection, limit: int) -> _RecordFaults:
+    """MySQL: every record the allocations use, its use summed (and its
+    smallest and largest amount) in one read of the (provider, class, used)
+    index, then its inventory looked up; MariaDB would otherwise read one
+    index range per inventory ("lateral derived": twice the time). From the
+    database, a superset of the records over capacity, judged and ordered
+    here (see _HEADROOM), streamed; the records whose amounts may break a
+    unit rule (a step size other than 1, or the smallest or largest amount
+    out of bounds); and those without inventory. The unit and inventory
+    kinds then read the allocations of the records listed only."""
+    a = alloc_t
+    used_t = (sa.select(a.c.resource_provider_id, a.c.resource_class_id,
+                        sa.func.sum(a.c.used).label("used"), sa.func.min(a.c.used).label("lo"),
+                        sa.func.max(a.c.used).label("hi"))
+              .group_by(a.c.resource_provider_id, a.c.resource_class_id).subquery())
     used = used_t.c.used
-    source = (used_t.join(inv_t, sa.and_(
+    product = (inv_t.c.total - inv_t.c.reserved) * inv_t.c.allocation_ratio
+    source = (used_t.outerjoin(inv_t, sa.and_(
         inv_t.c.resource_provider_id == used_t.c.resource_provider_id,
         inv_t.c.resource_class_id == used_t.c.resource_class_id))
-        .join(rp_t, rp_t.c.id == inv_t.c.resource_provider_id)
-        .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id))
-    columns = (rp_t.c.id.label("rp_id"), inv_t.c.resource_class_id.label("rc_id"),
-               rp_t.c.uuid, rp_t.c.name, rc_t.c.name.label("rc"), inv_t.c.total,
-               inv_t.c.reserved, inv_t.c.allocation_ratio, used.label("used"))
+        .join(rp_t, rp_t.c.id == used_t.c.resource_provider_id)
+        .join(rc_t, rc_t.c.id == used_t.c.resource_class_id))
+    maybe = (sa.select(rp_t.c.id.label("rp_id"), used_t.c.resource_class_id.label("rc_id"),
+                       rp_t.c.uuid, rp_t.c.name, rc_t.c.name.label("rc"), inv_t.c.total,
+                       inv_t.c.reserved, inv_t.c.allocation_ratio, used.label("used"),
+                       inv_t.c.id.label("inventory"), used_t.c.lo, used_t.c.hi,
+                       inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size)
+             .select_from(source)
+             .where(sa.or_(inv_t.c.id.is_(None), used * _HEADROOM + 1 > product,
+                           used_t.c.lo < inv_t.c.min_unit, used_t.c.hi > inv_t.c.max_unit,
+                           inv_t.c.step_size != 1))
+             .prefix_with("STRAIGHT_JOIN", dialect="mysql"))
+    counted = [0]
+    lists: dict[str, list[tuple[int, int]] | None] = {"units": [], "missing": []}
+
+    def note(name: str, record: tuple[int, int]) -> None:
+        listed = lists[name]
+        if listed is not None:
+            listed.append(record)
+            if len(listed) > _FEW_RECORDS:
+                lists[name] = None
+
+    def over_rows() -> Iterator[Sequence[Any]]:
+        for row in _execute(conn, maybe, "optimizer_switch='split_materialized=off'",
+                            stream=True):
+            if row.inventory is None:
+                note("missing", (row.rp_id, row.rc_id))
+                continue
+            if row.lo < row.min_unit or row.hi > row.max_unit or row.step_size != 1:
+                note("units", (row.rp_id, row.rc_id))
+            if int(row.used) > capacity(row.total, row.reserved, row.allocation_ratio):
+                counted[0] += 1
+                yield row
+
+    rows = heapq.nsmallest(limit, over_rows(), key=lambda row: (
+        capacity(row[5], row[6], row[7]) - int(row[8]), row[2], row[4]))
+    return _RecordFaults(counted[0], rows, lists["units"], lists["missing"])
+
+
+def _over_capacity(conn: Connection, limit: int, faults: _RecordFaults | None) -> Finding:
     record_capacity = room.capacity_of(inv_t, conn.dialect.name)
-    rows: Iterable[Sequence[Any]]
+    rows: Sequence[Sequence[Any]]
     if record_capacity is not None:  # the database computes it as Python does
-        over = (sa.select(*columns, (used - record_capacity).label("excess"))
+        used_t = room.used_per_record().subquery()
+        used = used_t.c.used
+        source = (used_t.join(inv_t, sa.and_(
+            inv_t.c.resource_provider_id == used_t.c.resource_provider_id,
+            inv_t.c.resource_class_id == used_t.c.resource_class_id))
+            .join(rp_t, rp_t.c.id == inv_t.c.resource_provider_id)
+            .join(rc_t, rc_t.c.id == inv_t.c.resource_class_id))
+        over = (sa.select(rp_t.c.id.label("rp_id"), inv_t.c.resource_class_id.label("rc_id"),
+                          rp_t.c.uuid, rp_t.c.name, rc_t.c.name.label("rc"), inv_t.c.total,
+                          inv_t.c.reserved, inv_t.c.allocation_ratio, used.label("used"),
+                          (used - record_capacity).label("excess"))
                 .select_from(source).where(used > record_capacity))
         count, rows = _first(conn, over, lambda f: [
             f.c.excess.desc(), _by_code_point(conn, f.c.uuid), _by_code_point(conn, f.c.rc)],
             limit)
-    else:  # MySQL: a superset from SQL, judged and ordered here, streamed
-        product = (inv_t.c.total - inv_t.c.reserved) * inv_t.c.allocation_ratio
-        maybe = sa.select(*columns).select_from(source).where(used * _HEADROOM + 1 > product)
-        counted = [0]
-
-        def over_rows() -> Iterator[Sequence[Any]]:
-            for row in conn.execution_options(yield_per=2000).execute(maybe):
-                if int(row[8]) > capacity(row[5], row[6], row[7]):
-                    counted[0] += 1
-                    yield row
-
-        rows = heapq.nsmallest(limit, over_rows(), key=lambda row: (
-            capacity(row[5], row[6], row[7]) - int(row[8]), row[2], row[4]))
-        count = counted[0]
+    else:  # MySQL: judged and ordered here
+        count, rows, *_ = faults or _record_faults(conn, limit)
     holders = _holders(conn, [(row[0], row[1]) for row in rows])
     items = []
     for rp_id, rc_id, uuid, name, rc, total, reserved, ratio, held, *_ in rows:
@@ -230,47 +315,60 @@ def _violations(row: Any) -> list[str]:
 
 
 def _allocation_rows(conn: Connection, limit: int, with_inventory: bool,
-                     where: Callable[[sa.ColumnElement[int]], sa.ColumnElement[bool]]
+                     where: Callable[[sa.ColumnElement[int]], sa.ColumnElement[bool]],
+                     records: list[tuple[int, int]] | None = None
                      ) -> tuple[int, Sequence[Any]]:
     """Count and first ``limit`` of the allocation rows whose amount
     (``used``, given to ``where``) and inventory (inner, or outer joined)
     match ``where``, with their provider and class, by consumer, provider
     uuid, class name. The faulty amounts are found first on the (provider,
-    class, used) index alone: MySQL would read every row to find a few."""
+    class, used) index alone: MySQL would read every row to find a few.
+    ``records``: (provider id, class id) pairs the rows are all among."""
+    if records is not None and not records:
+        return 0, []
+
     def inventory_of(a: NamedFromClause) -> sa.ColumnElement[bool]:
         return sa.and_(inv_t.c.resource_provider_id == a.c.resource_provider_id,
                        inv_t.c.resource_class_id == a.c.resource_class_id)
-    seen = alloc_t.alias("seen")
-    faulty = (sa.select(seen.c.resource_provider_id, seen.c.resource_class_id, seen.c.used)
-              .distinct()
-              .select_from(seen.join(inv_t, inventory_of(seen), isouter=not with_inventory))
-              .where(where(seen.c.used)).subquery())
     a = alloc_t.alias("a")
-    source = (faulty.join(a, sa.and_(a.c.resource_provider_id == faulty.c.resource_provider_id,
-                                     a.c.resource_class_id == faulty.c.resource_class_id,
-                                     a.c.used == faulty.c.used))
-              .join(rp_t, rp_t.c.id == a.c.resource_provider_id)
+    found: sa.FromClause = a
+    if records is None:
+        seen = alloc_t.alias("seen")
+        faulty = (sa.select(seen.c.resource_provider_id, seen.c.resource_class_id, seen.c.used)
+                  .distinct()
+                  .select_from(seen.join(inv_t, inventory_of(seen), isouter=not with_inventory))
+                  .where(where(seen.c.used)).subquery())
+        found = faulty.join(a, sa.and_(
+            a.c.resource_provider_id == faulty.c.resource_provider_id,
+            a.c.resource_class_id == faulty.c.resource_class_id, a.c.used == faulty.c.used))
+    source = (found.join(rp_t, rp_t.c.id == a.c.resource_provider_id)
               .join(rc_t, rc_t.c.id == a.c.resource_class_id)
               .join(inv_t, inventory_of(a), isouter=not with_inventory))
     query = (sa.select(a.c.id, a.c.consumer_id, rp_t.c.uuid, rc_t.c.name.label("rc"),
                        a.c.used, inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size)
              .select_from(source))
+    if records is not None:
+        query = query.where(
+            sa.tuple_(a.c.resource_provider_id, a.c.resource_class_id).in_(records),
+            where(a.c.used))
     return _first(conn, query, lambda f: [
         _by_code_point(conn, f.c.consumer_id), _by_code_point(conn, f.c.uuid),
         _by_code_point(conn, f.c.rc), f.c.id], limit)
 
 
-def _unit_violations(conn: Connection, limit: int) -> Finding:
+def _unit_violations(conn: Connection, limit: int, faults: _RecordFaults | None) -> Finding:
     count, rows = _allocation_rows(conn, limit, True, lambda used: sa.or_(
-        used < inv_t.c.min_unit, used > inv_t.c.max_unit, _step_refuses(used)))
+        used < inv_t.c.min_unit, used > inv_t.c.max_unit, _step_refuses(used)),
+        faults.unit_records if faults else None)
     return _finding(count, [
         {"consumer": r.consumer_id, "resource_provider": r.uuid, "resource_class": r.rc,
          "used": r.used, "min_unit": r.min_unit, "max_unit": r.max_unit,
          "step_size": r.step_size, "violates": _violations(r)} for r in rows])
 
 
-def _without_inventory(conn: Connection, limit: int) -> Finding:
-    count, rows = _allocation_rows(conn, limit, False, lambda _: inv_t.c.id.is_(None))
+def _without_inventory(conn: Connection, limit: int, faults: _RecordFaults | None) -> Finding:
+    count, rows = _allocation_rows(conn, limit, False, lambda _: inv_t.c.id.is_(None),
+                                   faults.missing_records if faults else None)
     return _finding(count, [{"consumer": r.consumer_id, "resource_provider": r.uuid,
                              "resource_class": r.rc, "used": r.used} for r in rows])
 
@@ -305,21 +403,16 @@ def _counted_use() -> tuple[NamedFromClause, NamedFromClause, sa.Join,
 
 
 def _split_consumers(conn: Connection, limit: int) -> Finding:
-    # only consumers on two providers or more can be split: the costly test
-    # is made on their rows alone (this one reads no other table)
-    a0 = alloc_t.alias("a0")
-    several = (sa.select(a0.c.consumer_id).group_by(a0.c.consumer_id)
-               .having(sa.func.min(a0.c.resource_provider_id)
-                       != sa.func.max(a0.c.resource_provider_id)).subquery())
     a, p, joined, counts = _counted_use()
-    split = (sa.select(a.c.consumer_id)
-             .select_from(joined.join(several, several.c.consumer_id == a.c.consumer_id))
-             .where(counts).group_by(a.c.consumer_id)
-             .having(sa.func.min(p.c.root_provider_id) != sa.func.max(p.c.root_provider_id)))
-    # MariaDB would evaluate the GROUP BY of ``several`` again for each
-    # allocation row ("lateral derived"): seconds at a million rows
+    if conn.dialect.name == "mysql":
+        # MariaDB: the providers' kinds are looked up, not joined again per
+        # row; the aggregates are probed per consumer, not all paired first
+        split = _split_in_one_pass(a, p, joined, counts)
+        mariadb = "optimizer_switch='derived_merge=off,exists_to_in=off'"
+    else:
+        split, mariadb = _split_among_several(a, p, joined, counts), ""
     count, rows = _first(conn, split, lambda f: [_by_code_point(conn, f.c.consumer_id)], limit,
-                         mariadb_switches="split_materialized=off")
+                         mariadb=mariadb)
     if not rows:
         return _finding(count, [])
     uuids = [row.consumer_id for row in rows]
@@ -344,6 +437,71 @@ def _split_consumers(conn: Connection, limit: int) -> Finding:
                          for _, entry in sorted(roots[uuid].items())]
         items.append(item)
     return _finding(count, items)
+
+
+def _split_among_several(a: NamedFromClause, p: NamedFromClause, joined: sa.Join,
+                         counts: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """The split consumers (column consumer_id), SQLite's and PostgreSQL's
+    way: the consumers on two providers or more, found from the allocations
+    alone, then their rows judged one by one (``_counted_use``)."""
+    a0 = alloc_t.alias("a0")
+    several = (sa.select(a0.c.consumer_id).group_by(a0.c.consumer_id)
+               .having(sa.func.min(a0.c.resource_provider_id)
+                       != sa.func.max(a0.c.resource_provider_id)).subquery())
+    return (sa.select(a.c.consumer_id)
+            .select_from(joined.join(several, several.c.consumer_id == a.c.consumer_id))
+            .where(counts).group_by(a.c.consumer_id)
+            .having(sa.func.min(p.c.root_provider_id) != sa.func.max(p.c.root_provider_id)))
+
+
+def _split_in_one_pass(a: NamedFromClause, p: NamedFromClause, joined: sa.Join,
+                       counts: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """The split consumers (column consumer_id), MySQL's way: one pass over
+    the allocations, sorted by consumer, each row with its provider's root
+    or, for a sharing provider, the provider. Per consumer, the roots of
+    its providers that are not sharing ones (``own``), which always count,
+    and its sharing providers (``shared``). A consumer with one root is not
+    split; one with two own roots is. One with one own root and one sharing
+    provider in another tree is split unless that provider is in an
+    aggregate with a provider of its own root's tree. Any other (sharing
+    providers only, or several) is judged row by row, as
+    ``_split_among_several`` judges them all: MySQL would read every
+    consumer's rows again through the consumer index, a second or more per
+    100,000 consumers."""
+    shared_ids = (sa.select(rpt_t.c.resource_provider_id)
+                  .join(t.traits, t.traits.c.id == rpt_t.c.trait_id)
+                  .where(t.traits.c.name == SHARING_TRAIT))
+    is_shared = rp_t.c.id.in_(shared_ids)
+    kinds = sa.select(rp_t.c.id, rp_t.c.root_provider_id.label("root"),
+                      sa.case((is_shared, None), else_=rp_t.c.root_provider_id).label("own"),
+                      sa.case((is_shared, rp_t.c.id), else_=None).label("shared")).subquery("kinds")
+    a0 = alloc_t.alias("a0")
+    per_consumer = (
+        sa.select(a0.c.consumer_id, sa.func.min(kinds.c.own).label("own_lo"),
+                  sa.func.max(kinds.c.own).label("own_hi"),
+                  sa.func.min(kinds.c.shared).label("shared_lo"),
+                  sa.func.max(kinds.c.shared).label("shared_hi"))
+        .select_from(a0.join(kinds, kinds.c.id == a0.c.resource_provider_id))
+        .group_by(a0.c.consumer_id)
+        .having(sa.func.min(kinds.c.root) != sa.func.max(kinds.c.root))
+        # the table read through and sorted once, not row by row through an index
+        .prefix_with("STRAIGHT_JOIN SQL_BIG_RESULT", dialect="mysql")
+        .subquery("per_consumer"))
+    c = per_consumer.c
+    x, theirs, mine = rp_t.alias("x"), rpa_t.alias("theirs"), rpa_t.alias("mine")
+    served_by_own = (sa.select(sa.literal(1))
+                     .select_from(x.join(theirs, theirs.c.resource_provider_id == x.c.id)
+                                  .join(mine, mine.c.aggregate_id == theirs.c.aggregate_id))
+                     .where(x.c.root_provider_id == c.own_lo,
+                            mine.c.resource_provider_id == c.shared_lo)
+                     .exists())
+    counted_roots = (sa.select(sa.func.count(sa.distinct(p.c.root_provider_id)))
+                     .select_from(joined).where(a.c.consumer_id == c.consumer_id, counts)
+                     .scalar_subquery())
+    return sa.select(c.consumer_id).where(sa.or_(
+        c.own_lo != c.own_hi,
+        sa.and_(c.own_lo == c.own_hi, c.shared_lo == c.shared_hi, ~served_by_own),
+        sa.and_(sa.or_(c.own_lo.is_(None), c.shared_lo != c.shared_hi), counted_roots > 1)))
 
 
 def _consumer_columns() -> tuple[sa.FromClause, tuple[sa.ColumnElement[Any], ...]]:
@@ -380,9 +538,13 @@ def _consumer_rows(conn: Connection, uuids: list[str]) -> dict[str, dict[str, An
 
 
 def _empty_consumers(conn: Connection, limit: int) -> Finding:
+    # the consumers are read on their uuid index, in order, and only the
+    # empty ones' rows: MySQL would read every row, in the order of the
+    # table, and look each one up in the allocations' consumer index
     source, columns = _consumer_columns()
-    empty = sa.select(*columns).select_from(source).where(~sa.exists().where(
-        alloc_t.c.consumer_id == cons_t.c.uuid))
+    seen = cons_t.alias("seen")
+    empty = (sa.select(*columns).select_from(seen.join(source, cons_t.c.id == seen.c.id))
+             .where(~sa.exists().where(alloc_t.c.consumer_id == seen.c.uuid)))
     count, rows = _first(conn, empty, lambda f: [_by_code_point(conn, f.c.uuid)], limit)
     return _finding(count, [_consumer_item(row[:7]) for row in rows])
 
