@@ -240,8 +240,11 @@ def _record_faults(conn: Connection, limit: int) -> _RecordFaults:
                 counted[0] += 1
                 yield row
 
-    rows = heapq.nsmallest(limit, over_rows(), key=lambda row: (
+    judged = over_rows()
+    rows = heapq.nsmallest(limit, judged, key=lambda row: (
         capacity(row[5], row[6], row[7]) - int(row[8]), row[2], row[4]))
+    for _ in judged:  # a limit of 0 reads nothing: the counts and lists need every row
+        pass
     return _RecordFaults(counted[0], rows, lists["units"], lists["missing"])
 
 
