@@ -51,9 +51,8 @@ rpa_t, rpt_t = t.resource_provider_aggregates, t.resource_provider_traits
 
 UNIT_RULES = ("min_unit", "max_unit", "step_size")
 # MySQL: a superset of the over-capacity records, judged again in Python (see
-# room.capacity_of). used > int(c) implies used > c, and MySQL's single-
-# precision product is within a relative 1e-7 of Python's.
-_HEADROOM = 1.0001
+# room.HEADROOM): used > int(c) implies used > c, and MySQL's single-precision
+# product is within a relative 1e-7 of Python's.
 # A larger limit (the API takes any) is no limit: SQL's LIMIT takes no more.
 _MAX_LIMIT = 2**31 - 1
 # The order the kinds are read in (the answer is in KINDS' order): those that
@@ -192,7 +191,7 @@ def _record_faults(conn: Connection, limit: int) -> _RecordFaults:
     index, then its inventory looked up; MariaDB would otherwise read one
     index range per inventory ("lateral derived": twice the time). From the
     database, a superset of the records over capacity, judged and ordered
-    here (see _HEADROOM), streamed; the records whose amounts may break a
+    here (see room.HEADROOM), streamed; the records whose amounts may break a
     unit rule (a step size other than 1, or the smallest or largest amount
     out of bounds); and those without inventory. The unit and inventory
     kinds then read the allocations of the records listed only."""
@@ -214,7 +213,8 @@ def _record_faults(conn: Connection, limit: int) -> _RecordFaults:
                        inv_t.c.id.label("inventory"), used_t.c.lo, used_t.c.hi,
                        inv_t.c.min_unit, inv_t.c.max_unit, inv_t.c.step_size)
              .select_from(source)
-             .where(sa.or_(inv_t.c.id.is_(None), used * _HEADROOM + 1 > product,
+             .where(sa.or_(inv_t.c.id.is_(None),
+                           used * room.HEADROOM[0] + room.HEADROOM[1] > product,
                            used_t.c.lo < inv_t.c.min_unit, used_t.c.hi > inv_t.c.max_unit,
                            inv_t.c.step_size != 1))
              .prefix_with("STRAIGHT_JOIN", dialect="mysql"))

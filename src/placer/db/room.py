@@ -18,7 +18,7 @@ from placer.model.inventory import MAX_INT
 # value, while Python reads it back rounded to its shortest text (0.9, not
 # 0.89999998): the database's capacity can be a hair below ours. A filter that
 # must never be stricter than the engine adds this much headroom.
-_HEADROOM = (1.0001, 1)
+HEADROOM = (1.0001, 1)
 
 
 @functools.lru_cache(maxsize=256)
@@ -35,7 +35,7 @@ def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False
     summed through the (provider, class, used) index. Comparing the integer
     demand with the unrounded capacity is the same as comparing it with
     int(capacity). ``headroom``: a necessary
-    condition only, looser by a rounding error (see _HEADROOM).
+    condition only, looser by a rounding error (see HEADROOM).
 
     The step rule is written ``step_size IN (divisors)``: PostgreSQL estimates
     that from its statistics, whereas ``amount % step_size = 0`` gets a fixed
@@ -46,7 +46,7 @@ def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False
     used = used_of(inv)
     room = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
     if headroom:
-        room = room * _HEADROOM[0] + _HEADROOM[1]
+        room = room * HEADROOM[0] + HEADROOM[1]
     amount_ = sa.literal(amount, sa.Integer)
     return [inv.c.min_unit <= amount_, inv.c.max_unit >= amount_,
             # inlined: a large amount can have a thousand divisors
