@@ -2,6 +2,7 @@
 writer threads with their ledgers, a monitor, and the final checks), shared by
 tests/stress/test_concurrent_allocations.py and tests/stress/test_galera.py."""
 
+import contextlib
 import dataclasses
 import http.client
 import json
@@ -19,7 +20,10 @@ from collections import Counter
 import pytest
 import sqlalchemy as sa
 
+from placer.db import engine as db_engine
+from placer.db import schema_migrations, sync
 from placer.db import tables as t
+from tests.helpers.databases import ThrowAwayDatabase
 from tests.helpers.processes import stop_process
 
 VERSION = "1.38"
@@ -544,3 +548,28 @@ def figures(backend: str, stats: Stats, elapsed: float, monitor: Monitor) -> dic
         "refused_generation": stats.outcomes["refused_generation"],
         "monitor_samples": monitor.samples,
     }
+
+
+@contextlib.contextmanager
+def served_database(backend: str, tmp_path, populate):
+    """(server, engine, what ``populate(db)`` made): a migrated throw-away
+    database on ``backend``, filled by ``populate``, served by a real
+    placement-api, all torn down afterwards (skips if the server is
+    unreachable)."""
+    throw_away = ThrowAwayDatabase(backend, tmp_path)
+    engine = server = None
+    try:
+        engine = db_engine.create_engine(throw_away.url)
+        schema_migrations.upgrade(engine)
+        db = db_engine.Database(engine)
+        db.write(sync.sync_standard_names)
+        made = populate(db)
+        server = Server(throw_away.url, tmp_path)
+        server.wait_ready()
+        yield server, engine, made
+    finally:
+        if server is not None:
+            server.stop()
+        if engine is not None:
+            engine.dispose()
+        throw_away.drop()

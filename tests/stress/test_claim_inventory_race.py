@@ -19,11 +19,9 @@ import uuid
 
 import pytest
 
-from placer.db import engine as db_engine
-from placer.db import schema_migrations, sync
 from tests.helpers import factories
-from tests.helpers.databases import BACKENDS, ThrowAwayDatabase
-from tests.helpers.stress import Client, Server, Stats, run_threads
+from tests.helpers.databases import BACKENDS
+from tests.helpers.stress import Client, Stats, run_threads, served_database
 
 pytestmark = [pytest.mark.stress, pytest.mark.processes]
 
@@ -39,24 +37,12 @@ def capacity(total: int) -> int:
 
 @pytest.fixture
 def served(request, tmp_path):
-    throw_away = ThrowAwayDatabase(request.param, tmp_path)  # skips if unreachable
-    engine = server = None
-    try:
-        engine = db_engine.create_engine(throw_away.url)
-        schema_migrations.upgrade(engine)
-        db = db_engine.Database(engine)
-        db.write(sync.sync_standard_names)
-        rp = factories.provider(db, "racing", inventory={"VCPU": {
+    def populate(db):
+        return factories.provider(db, "racing", inventory={"VCPU": {
             "total": TOTALS[0], "reserved": RESERVED, "allocation_ratio": RATIO}})
-        server = Server(throw_away.url, tmp_path)
-        server.wait_ready()
+
+    with served_database(request.param, tmp_path, populate) as (server, _, rp):
         yield server, rp
-    finally:
-        if server is not None:
-            server.stop()
-        if engine is not None:
-            engine.dispose()
-        throw_away.drop()
 
 
 @pytest.mark.parametrize("served", BACKENDS, indirect=True)

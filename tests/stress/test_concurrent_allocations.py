@@ -22,10 +22,8 @@ import time
 
 import pytest
 
-from placer.db import engine as db_engine
-from placer.db import schema_migrations, sync
 from tests.helpers import factories
-from tests.helpers.databases import BACKENDS, ThrowAwayDatabase
+from tests.helpers.databases import BACKENDS
 from tests.helpers.stress import (
     CLIENTS,
     INVENTORIES,
@@ -33,7 +31,6 @@ from tests.helpers.stress import (
     TIME_LIMIT,
     Client,
     Monitor,
-    Server,
     SharedLedger,
     Stats,
     Writer,
@@ -42,6 +39,7 @@ from tests.helpers.stress import (
     expected_state,
     figures,
     run_threads,
+    served_database,
     table_problems,
 )
 
@@ -54,24 +52,12 @@ pytestmark = [pytest.mark.stress, pytest.mark.processes]
 def stack(request, tmp_path):
     """(server, engine, providers): a migrated throw-away database with small
     providers, served by a real placement-api, all torn down afterwards."""
-    throw_away = ThrowAwayDatabase(request.param, tmp_path)  # skips if unreachable
-    engine = server = None
-    try:
-        engine = db_engine.create_engine(throw_away.url)
-        schema_migrations.upgrade(engine)
-        db = db_engine.Database(engine)
-        db.write(sync.sync_standard_names)
-        providers = [factories.provider(db, f"stress-{i}", inventory=inv)
-                     for i, inv in enumerate(INVENTORIES)]
-        server = Server(throw_away.url, tmp_path)
-        server.wait_ready()
-        yield server, engine, providers
-    finally:
-        if server is not None:
-            server.stop()
-        if engine is not None:
-            engine.dispose()
-        throw_away.drop()
+    def populate(db):
+        return [factories.provider(db, f"stress-{i}", inventory=inv)
+                for i, inv in enumerate(INVENTORIES)]
+
+    with served_database(request.param, tmp_path, populate) as stacked:
+        yield stacked
 
 
 @pytest.mark.parametrize("stack", BACKENDS, indirect=True)
