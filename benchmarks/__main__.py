@@ -57,8 +57,9 @@ COMMANDS = {  # sub-command: (its module, what it times, its options)
         ("--whole", 10000, "largest size whose 1 + N walk is timed whole"),
         ("--sample", 2000, "providers walked beyond it, the rest extrapolated")]),
     "production": ("production", "Placer and the reference on the same database at once", [
-        *timed(reference_repeat=5, workers=2), BACKEND, ("--sizes", [1000, 10000], "flat sizes"),
-        ("--nested-sizes", [1000], "nested sizes"), ("--shape", "all", None, {"choices": SHAPES}),
+        *timed(reference_repeat=5, workers=2), BACKEND, ("--sizes", [100, 1000], "flat sizes"),
+        ("--nested-sizes", [100, 1000], "nested sizes"),
+        ("--shape", "all", None, {"choices": SHAPES}),
         ("--claims", 400, "per run of claims"),
         ("--mix-size", None, "size of the throughput runs (default: the largest up to 10000; "
          "0: none)", {"type": int}), (None, {"seed": 0})]),

@@ -1,4 +1,4 @@
-"""The production runs' summary: a column per database, shape and size."""
+"""The production runs' summary: a table per database, a column per shape and size."""
 
 from benchmarks.report.text import BACKENDS, head, number, ratio_text, row, short_size, times_text
 
@@ -66,40 +66,51 @@ def run_label(data: dict) -> str:
 
 
 def summary_lines(runs: list[dict]) -> list[str]:
-    """Rows: the queries; columns: each run's (database) shape and size."""
-    columns = [(i, *step) for i, data in enumerate(runs)
-               for step in dict.fromkeys((r["shape"], r["size"]) for r in data["results"])]
-    queries = list(dict.fromkeys(r["query"] for data in runs for r in data["results"]))
-    cells = {(i, r["shape"], r["size"], r["query"]): r
-             for i, data in enumerate(runs) for r in data["results"]}
-    targets: dict[str, list[str]] = {}  # the ratio's, then absolute ones with their sizes
-    for r in (r for data in runs for r in data["results"] if r.get("target")):
-        text = target_text(r["target"])
-        if r["target"]["kind"] == "max_ms":
-            text += f" at {short_size(r['size'])}"
-        if text not in targets.setdefault(r["query"], []):
-            targets[r["query"]].append(text)
-    lines = head("query", "target", *(f"{run_label(runs[i])} {shape} {short_size(size)}"
-                                      for i, shape, size in columns))
-    for query in queries:
-        lines.append(row(query, "; ".join(targets.get(query, [])), *(
-            "" if (r := cells.get((i, shape, size, query))) is None else cell_text(r)
-            for i, shape, size in columns)))
-    return lines
+    """A table per database: rows, the queries; columns, its runs' shapes and
+    sizes (smallest first, flat before nested)."""
+    by_database: dict[str, list[dict]] = {}
+    for data in runs:
+        by_database.setdefault(run_label(data), []).append(data)
+    lines: list[str] = []
+    for label, found in by_database.items():
+        results = [r for data in found for r in data["results"]]
+        columns = sorted(dict.fromkeys((r["shape"], r["size"]) for r in results),
+                         key=lambda step: (step[0] != "flat", step[1]))
+        cells = {(r["shape"], r["size"], r["query"]): r for r in results}
+        targets: dict[str, list[str]] = {}  # the ratio's, then absolute ones with their sizes
+        for r in (r for r in results if r.get("target")):
+            text = target_text(r["target"])
+            if r["target"]["kind"] == "max_ms":
+                text += f" at {short_size(r['size'])}"
+            if text not in targets.setdefault(r["query"], []):
+                targets[r["query"]].append(text)
+        lines += [f"### {label}", "", *head("query", "target", *(
+            f"{shape} {short_size(size)}" for shape, size in columns))]
+        for query in dict.fromkeys(r["query"] for r in results):
+            lines.append(row(query, "; ".join(targets.get(query, [])), *(
+                "" if (r := cells.get((shape, size, query))) is None else cell_text(r)
+                for shape, size in columns)))
+        lines.append("")
+    return lines[:-1]
 
 
 def throughput_lines(runs: list[dict]) -> list[str]:
     lines = head("database", "data", "workers", "Placer requests/s", "Placer p99 ms",
-                 "reference requests/s", "reference p99 ms", "Placer/reference throughput")
+                 "reference requests/s", "reference p99 ms", "Placer/reference throughput",
+                 "target")
     for data in runs:
         found: dict[tuple, dict[str, dict]] = {}
         for r in data.get("throughput") or []:
             found.setdefault((r["shape"], r["size"], r["workers"]), {})[r["server"]] = r
+        target = (data.get("mix") or {}).get("speedup")
         for (shape, size, workers), pair in found.items():
             p, r = pair.get("placer"), pair.get("reference")
             ratio = p["per_second"] / r["per_second"] if p and r and r["per_second"] else None
+            judged = "" if target is None or ratio is None else (
+                "met" if ratio >= target else f"missed by {target / ratio:.1f}x")
             lines.append(row(run_label(data), f"{shape} {short_size(size)}", str(workers),
                              *(number(x and x[k], d) for x in (p, r)
                                for k, d in (("per_second", 1), ("p99_ms", 0))),
-                             times_text(ratio, 2)))
+                             times_text(ratio, 2),
+                             f"≥ {target:g}x, {judged}" if judged else ""))
     return lines

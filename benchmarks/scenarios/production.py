@@ -104,12 +104,23 @@ def requests_for(gen: scale.Generated, size: int) -> list[Query]:
                      target={"kind": "max_ratio", "value": D["listings_ratio"]}))
     out += [query("usages?project_id", "max_ratio", D["usages_ratio"], version=v,
                   as_name=f"usages?project_id {v}") for v in ("1.37", "1.39")]
+    # each compute's resource tracker, every minute: its tree and records
+    for name, suffix in D["tracker_reads"].items():
+        out.append(Query(name, items=None, request=_each_sample(gen, suffix),
+                         target={"kind": "max_ratio", "value": D["tracker_ratio"]}))
     # the fixed cost of an authenticated request: one row
     out.append(Query("resource_classes/VCPU", path="/resource_classes/VCPU", items=None,
                      target={"kind": "max_ratio", "value": D["fixed_cost_ratio"]}))
     if size <= D["unlimited_max"]:
         out.append(query("unlimited", "", 0))
     return out
+
+
+def _each_sample(gen: scale.Generated, pattern: str):
+    """A request per run, on the sample roots in turn ({rp}: its uuid)."""
+    runs = iter(range(1 << 62))
+    return lambda: (pattern.format(
+        rp=gen.sample_providers[next(runs) % len(gen.sample_providers)]), None)
 
 
 def time_requests(serving: dict, reqs: list[Query], repeat: int, reference_repeat: int,
@@ -199,22 +210,72 @@ def delete(client: Client, consumers: list[str], rounds: int = 5) -> int:
     return len(left)
 
 
-def time_claims(serving: dict, gen: scale.Generated, args, tags: dict) -> list[dict]:
+def run_inventory_puts(client: Client, hosts: list[str], writers: int, count: int) -> dict:
+    """``count`` inventory PUTs from ``writers`` threads, each thread the
+    only writer of its hosts (as each compute is of its own), each PUT
+    moving one reserved unit; then every host's generation and inventories
+    checked against what its writer last wrote (a lost or doubled write is
+    a violation)."""
+    sent, mine = Requests(client), [hosts[i::writers] for i in range(writers)]
+    state = {rp: client.call("GET", f"/resource_providers/{rp}/inventories") for rp in hosts}
+    first = {rp: body["resource_provider_generation"] for rp, body in state.items()}
+
+    def writer(index: int) -> None:
+        for n in range(count // writers + (index < count % writers)):
+            if not mine[index]:
+                return
+            rp = mine[index][n % len(mine[index])]
+            body = state[rp]
+            body["inventories"][D["put_class"]]["reserved"] ^= 1
+            status, payload = sent.send("put", "PUT", f"/resource_providers/{rp}/inventories",
+                                        body)
+            if status == 200:
+                body["resource_provider_generation"] = json.loads(payload)[
+                    "resource_provider_generation"]
+
+    started = time.perf_counter()
+    in_threads(writers, writer)
+    seconds = time.perf_counter() - started
+    ok = sum(1 for r in sent.records if r.status == 200)
+    violations = []
+    for rp, body in state.items():
+        now = client.call("GET", f"/resource_providers/{rp}/inventories")
+        if now != body:
+            violations.append({"provider": rp, "expected_generation":
+                               body["resource_provider_generation"], "found": now[
+                                   "resource_provider_generation"]})
+    return {"writers": writers, "puts": count, "ok": ok, **sent.tally(),
+            "error_statuses": dict(Counter(f"{r.status} {r.code}" for r in sent.records
+                                           if r.failed)),
+            "seconds": seconds, "per_second": ok / seconds if seconds else None,
+            "providers_checked": len(state), "violations": violations,
+            "generations_moved": sum(state[rp]["resource_provider_generation"] - first[rp]
+                                     for rp in state)}
+
+
+def time_writes(serving: dict, gen: scale.Generated, args, tags: dict) -> list[dict]:
+    """Claims, then inventory PUTs, at each number of writers, on each server."""
     flavor = {rc: int(n) for rc, n in (part.split(":") for part in D["claim_flavor"].split(","))}
     bodies = claim_bodies(gen, flavor, args.claims, args.seed)
     target = {"kind": "min_ratio", "value": D["claims_speedup"]}
+    hosts = [rp["uuid"] for rp in serving["placer"][1].call(
+        "GET", f"/resource_providers?resources={D['put_class']}:1")["resource_providers"]]
+    runs = {"claims": lambda client, writers: run_claims(client, bodies, writers),
+            "inventory PUTs": lambda client, writers: run_inventory_puts(
+                client, hosts, writers, args.claims)}
     rows = []
-    for writers in D["writers"]:
-        placer = run_claims(serving["placer"][1], bodies, writers)
-        reference = (run_claims(serving["reference"][1], bodies, writers)
-                     if "reference" in serving else None)
-        row = {**tags, "query": f"claims, {writers} writers", "kind": "claims",
-               "target": target, "flavor": D["claim_flavor"], "placer": placer,
-               "reference": reference}
-        row["ratio"], row["ratio_bound"] = ratio_of(placer, reference, "per_second")
-        row["verdict"] = verdict(target, row)
-        rows.append(row)
-        progress(f"{row['query']}: {row['ratio']}, {row['verdict']}")
+    for what, timed in runs.items():
+        for writers in D["writers"]:
+            placer = timed(serving["placer"][1], writers)
+            reference = (timed(serving["reference"][1], writers)
+                         if "reference" in serving else None)
+            row = {**tags, "query": f"{what}, {writers} writers", "kind": "claims",
+                   "target": target, "flavor": D["claim_flavor"], "placer": placer,
+                   "reference": reference}
+            row["ratio"], row["ratio_bound"] = ratio_of(placer, reference, "per_second")
+            row["verdict"] = verdict(target, row)
+            rows.append(row)
+            progress(f"{row['query']}: {row['ratio']}, {row['verdict']}")
     return rows
 
 
@@ -321,7 +382,7 @@ def run(args, argv: list[str]) -> dict:
                 serving, requests_for(gen, size), args.repeat,
                 D["big_reference_repeat"] if big else args.reference_repeat, tags)
             if not big and args.claims:
-                data["results"] += time_claims(serving, gen, args, tags)
+                data["results"] += time_writes(serving, gen, args, tags)
         step = {**tags, **gen.counts(), "generated_s": round(gen.seconds, 1),
                 "reference_restarts": serving["restarts"]}
         if (shape, size) == mix:
