@@ -67,12 +67,14 @@ def run_label(data: dict) -> str:
 
 def summary_lines(runs: list[dict]) -> list[str]:
     """A table per database: rows, the queries; columns, its runs' shapes and
-    sizes (smallest first, flat before nested)."""
+    sizes (smallest first, flat before nested); where two runs timed a
+    query at one size, the later one's figure."""
     by_database: dict[str, list[dict]] = {}
     for data in runs:
         by_database.setdefault(run_label(data), []).append(data)
     lines: list[str] = []
     for label, found in by_database.items():
+        found.sort(key=lambda data: data.get("date") or "")
         results = [r for data in found for r in data["results"]]
         columns = sorted(dict.fromkeys((r["shape"], r["size"]) for r in results),
                          key=lambda step: (step[0] != "flat", step[1]))
@@ -86,7 +88,9 @@ def summary_lines(runs: list[dict]) -> list[str]:
                 targets[r["query"]].append(text)
         lines += [f"### {label}", "", *head("query", "target", *(
             f"{shape} {short_size(size)}" for shape, size in columns))]
-        for query in dict.fromkeys(r["query"] for r in results):
+        # in the newest run's order
+        for query in dict.fromkeys(r["query"] for data in reversed(found)
+                                   for r in data["results"]):
             lines.append(row(query, "; ".join(targets.get(query, [])), *(
                 "" if (r := cells.get((shape, size, query))) is None else cell_text(r)
                 for shape, size in columns)))

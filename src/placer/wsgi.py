@@ -20,6 +20,7 @@ from oslo_log import log as oslo_log
 from placer import collector, policy
 from placer import conf as placer_conf
 from placer.candidates import service
+from placer.db import candidates as candidates_db
 from placer.db import engine as db_engine
 from placer.db import schema_migrations, sync
 from placer.http import app as http_app
@@ -80,6 +81,7 @@ def create_app(conf: cfg.ConfigOpts, db: db_engine.Database | None = None) -> An
     policy.init(conf, policy_defaults())
     db = db or lazy_database(conf)
     db.keep_scores = service.order_from_conf(conf).scored
+    candidates_db.keep_records(db, conf.placer.provider_cache_size)
     return http_app.make(db, conf, ROUTES)
 
 

@@ -85,9 +85,20 @@ def provider(db, name: str | None = None, *, uuid: str | None = None, parent: st
     return uuid
 
 
+def _bump(conn, uuid: str) -> None:
+    """The provider's generation up by one, as the API's writes of its
+    inventories and traits do (the candidate reads' kept records rely on it)."""
+    rp = t.resource_providers
+    conn.execute(rp.update().where(rp.c.uuid == uuid).values(generation=rp.c.generation + 1))
+
+
 def traits(db, uuid: str, *names: str) -> None:
     """Give an existing provider these traits (created if unknown)."""
-    db.write(lambda conn: _put_traits(conn, rp_id(conn, uuid), names))
+    def write(conn):
+        _put_traits(conn, rp_id(conn, uuid), names)
+        _bump(conn, uuid)
+
+    db.write(write)
 
 
 def trait_row(db, name: str) -> None:
@@ -105,9 +116,14 @@ def inventory(db, uuid: str, rc: str, total: int, **fields) -> None:
     """An inventory row for an existing provider (``max_unit`` defaults to the
     largest the API allows)."""
     row = {**DEFAULT_INVENTORY, "max_unit": MAX_INT, **fields}
-    db.write(lambda conn: conn.execute(t.inventories.insert().values(
-        resource_provider_id=rp_id(conn, uuid), resource_class_id=_class_id(conn, rc),
-        total=total, **row)))
+
+    def write(conn):
+        conn.execute(t.inventories.insert().values(
+            resource_provider_id=rp_id(conn, uuid), resource_class_id=_class_id(conn, rc),
+            total=total, **row))
+        _bump(conn, uuid)
+
+    db.write(write)
 
 
 def allocation(db, provider: str, rc: str, used: int, consumer: str | None = None) -> None:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+import orjson
 import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy import event
@@ -50,6 +51,42 @@ def _notify(event: str, detail: str = "") -> None:
             listener(event, detail)
         except Exception:
             LOG.exception("%s listener failed on %s", event, listener)
+
+
+def json_arrays(dialect: sa.Dialect) -> bool:
+    """Whether large reads come as one JSON array (``json_rows``): on MySQL
+    with JSON_ARRAYAGG (MariaDB 10.5, MySQL 5.7.22), where PyMySQL decodes
+    each row in Python (about 5 us a row, 1,000 hosts' providers being most
+    of an answer's time) and orjson the whole array in a fraction of that."""
+    if dialect.name != "mysql":
+        return False
+    version = tuple(v for v in dialect.server_version_info or () if isinstance(v, int))
+    return version >= ((10, 5) if getattr(dialect, "is_mariadb", False) else (5, 7, 22))
+
+
+def json_rows(conn: Connection, query: "str | sa.Select[Any]",
+              columns: str = "") -> list[list[Any]] | None:
+    """The rows of ``query`` (SQL text and its ``columns`` as named in it,
+    or a select) as one JSON array, in no set order, where ``json_arrays``;
+    None elsewhere, for no rows, or for an array cut at the session's
+    group_concat_max_len (set at connect): read them as rows then. No FLOAT
+    columns: JSON widens them to doubles."""
+    if not json_arrays(conn.dialect):
+        return None
+    if isinstance(query, str):
+        found = conn.exec_driver_sql(
+            f"SELECT JSON_ARRAYAGG(JSON_ARRAY({columns})) FROM ({query}) AS q").scalar()
+    else:
+        inner = query.subquery("q")
+        found = conn.execute(sa.select(sa.func.json_arrayagg(sa.func.json_array(*inner.c)))
+                             ).scalar()
+    if found is None:
+        return None
+    try:
+        rows: list[list[Any]] = orjson.loads(found)
+    except orjson.JSONDecodeError:
+        return None
+    return rows
 
 
 def plain_rows(result: sa.CursorResult[*tuple[Any, ...]]) -> Sequence[tuple[Any, ...]]:
@@ -174,12 +211,15 @@ def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
 
 
 def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int | None) -> None:
-    """Session variables on every new connection: the SQL mode, and Galera's
-    causality checks (``wsrep_sync_wait``, as oslo.db's ``mysql_wsrep_sync_wait``)."""
+    """Session variables on every new connection: the SQL mode, Galera's
+    causality checks (``wsrep_sync_wait``, as oslo.db's ``mysql_wsrep_sync_wait``),
+    and room for the JSON arrays the tree loader reads (db/trees.py; MariaDB
+    cuts them at group_concat_max_len, 1 MiB by default)."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         cur = dbapi_conn.cursor()
+        cur.execute("SET SESSION group_concat_max_len = 16777216")
         if sql_mode:
             cur.execute("SET SESSION sql_mode = %s", (sql_mode,))
         if wsrep_sync_wait is not None:

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
 from placer.db import room, scores
-from placer.db.engine import plain_rows
+from placer.db.engine import json_rows, plain_rows
 from placer.db.tables import (
     allocations,
     inventories,
@@ -418,7 +418,9 @@ _LISTED = (
 def _newest(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> datetime.datetime | None:
     """The latest changed_at of listed rows (None when none has one)."""
     newest = max((r[5] for r in rows if r[5] is not None), default=None)
-    if isinstance(newest, str):
+    if isinstance(newest, str) and conn.dialect.name == "mysql":  # JSON's text
+        newest = datetime.datetime.fromisoformat(newest)
+    elif isinstance(newest, str):
         to_datetime = sa.DateTime().dialect_impl(conn.dialect).result_processor(
             conn.dialect, None)
         assert to_datetime is not None  # DateTime parses SQLite's text
@@ -434,7 +436,12 @@ def list_filtered(conn: Connection,
     conds = conditions(conn, f)
     if conds is None:
         return [], None
-    rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
+    found = json_rows(conn, _LISTED.add_columns(rp_t.c.id).where(*conds))
+    if found is not None:  # MySQL: in no order, the times as text
+        found.sort(key=lambda row: row[6])
+        rows: Sequence[tuple[Any, ...]] = [tuple(row[:6]) for row in found]
+    else:
+        rows = plain_rows(conn.execute(_LISTED.where(*conds).order_by(rp_t.c.id)))
     return rows, _newest(conn, rows)
 
 

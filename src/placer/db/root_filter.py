@@ -22,12 +22,14 @@ Condition = sa.ColumnElement[bool]
 
 
 @functools.lru_cache(maxsize=256)
-def roots_sql(dialect: sa.Dialect, plan: Plan) -> str:
+def roots_sql(dialect: sa.Dialect, plan: Plan, room: bool = True) -> str:
     """The query of the plan's candidate roots, as SQL text ending in its
-    WHERE clause (callers append a range and an order). Compiled once per
-    plan: with SQLAlchemy's per-execution work it cost several times what
-    running it does. All values in it are integers and floats."""
-    tests = Conditions(dialect.name)
+    WHERE clause (callers append a range and an order); without ``room``,
+    a class's inventory is not tested for room (the tree has some of it).
+    Compiled once per plan: with SQLAlchemy's per-execution work it cost
+    several times what running it does. All values in it are integers and
+    floats."""
+    tests = Conditions(dialect.name, room)
     # roots are the providers without a parent (a test planners estimate well)
     query = sa.select(rp_t.c.id).where(rp_t.c.parent_provider_id.is_(None),
                                        *(_BUILD[kind](tests, *args) for kind, *args in plan))
@@ -76,7 +78,7 @@ def _class(tests: "Conditions", rc_id: int, amount: int, forbidden: Ids, forbidd
            sharing: Sharing) -> Condition:
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
-           *room.room_for(inv, amount, headroom=True)]
+           *tests.room_for(inv, amount)]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))
     if forbidden_aggs:
@@ -92,12 +94,12 @@ def _granular(tests: "Conditions", amounts: Sequence[tuple[int, int]], clauses: 
     (rc_id, amount), *others = amounts
     p, inv = rp_t.alias("p"), inv_t.alias("i")
     own = [p.c.root_provider_id == rp_t.c.id, tests.class_is(inv, rc_id),
-           *room.room_for(inv, amount, headroom=True)]
+           *tests.room_for(inv, amount)]
     for other, n in others:
         more = inv_t.alias("j")
         own.append(tests.some(sa.select(1).where(
             more.c.resource_provider_id == p.c.id,
-            tests.class_is(more, other), *room.room_for(more, n, headroom=True))))
+            tests.class_is(more, other), *tests.room_for(more, n))))
     own += [tests.has_trait(p.c.id, ids) for ids in clauses]
     if forbidden:
         own.append(~tests.has_trait(p.c.id, forbidden))
@@ -137,9 +139,14 @@ class Conditions:
     """The SQL conditions on one provider that the root filter is made of, in the
     form the backend plans well."""
 
-    def __init__(self, dialect: str):
+    def __init__(self, dialect: str, room: bool = True):
         self.mysql = dialect == "mysql"
         self.postgresql = dialect == "postgresql"
+        self.room = room
+
+    def room_for(self, inv: sa.FromClause, amount: int) -> list[Condition]:
+        """Room for ``amount`` in ``inv`` (none when the filter tests no room)."""
+        return room.room_for(inv, amount, headroom=True) if self.room else []
 
     def class_is(self, inv: sa.FromClause, rc_id: int) -> Condition:
         """``inv`` is of class ``rc_id``. Elsewhere than on PostgreSQL it is
