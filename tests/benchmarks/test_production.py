@@ -199,10 +199,11 @@ def test_run_claims_counts_conflicts_and_violations(checks):
 
 class FakeInventories:
     """Providers' inventories behind PUTs that check generations, or that
-    answer 200 to every third PUT without keeping it (``loses``)."""
+    answer 200 to every third PUT without keeping it (``loses``); every
+    fifth PUT is refused with a 500 and not kept (``refuses``)."""
 
-    def __init__(self, hosts, loses: bool = False):
-        self.loses, self.puts, self.lock = loses, 0, threading.Lock()
+    def __init__(self, hosts, loses: bool = False, refuses: bool = False):
+        self.loses, self.refuses, self.puts, self.lock = loses, refuses, 0, threading.Lock()
         self.kept = {rp: {"resource_provider_generation": 3, "inventories": {
             "DISK_GB": {"total": 100, "reserved": 0}}} for rp in hosts}
 
@@ -210,6 +211,8 @@ class FakeInventories:
         rp = path.split("/")[2]
         with self.lock:
             self.puts += 1
+            if self.refuses and self.puts % 5 == 0:
+                return 500, b'{"errors": [{"code": "placement.undefined_code"}]}', 0.001
             kept = self.kept[rp]
             if body["resource_provider_generation"] != kept["resource_provider_generation"]:
                 return 409, b'{"errors": [{"code": "placement.concurrent_update"}]}', 0.001
@@ -236,6 +239,14 @@ def test_run_inventory_puts_finds_lost_writes(loses):
         assert figures["generations_moved"] == 40
         # each PUT moved one reserved unit: host 2, its writer's only one, took 13
         assert server.kept["rp-2"]["inventories"]["DISK_GB"]["reserved"] == 1
+
+
+def test_a_refused_inventory_put_is_not_a_lost_write():
+    hosts = [f"rp-{i}" for i in range(5)]
+    figures = production.run_inventory_puts(FakeInventories(hosts, refuses=True), hosts,
+                                            writers=3, count=40)
+    assert figures["error_statuses"] == {"500 placement.undefined_code": 8}
+    assert figures["ok"] == 32 and figures["violations"] == []
 
 
 def test_mix_figures():
