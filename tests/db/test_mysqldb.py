@@ -99,7 +99,9 @@ def test_the_api_over_mysqldb(apps):
         mine, theirs = mysqldb.get(path, version="1.39"), pymysql.get(path, version="1.39")
         assert mine.status_code == theirs.status_code == 200, (path, mine.text)
         assert mine.json == theirs.json, path
-        assert mine.headers.get("last-modified") == theirs.headers.get("last-modified")
+        if path.startswith("/resource_providers?") or path == "/resource_providers":
+            # the listed rows' newest change (elsewhere the time of the answer)
+            assert mine.headers["last-modified"] == theirs.headers["last-modified"]
     listed = mysqldb.get("/resource_providers?resources=VCPU:6", version="1.39").json
     assert [p["uuid"] for p in listed["resource_providers"]] == hosts[1:]
     summaries = mysqldb.get("/allocation_candidates?resources=VCPU:6,MEMORY_MB:512",
