@@ -20,6 +20,7 @@ from placer.candidates.store import (
     Plan,
     RankedRoot,
     RootRow,
+    Step,
 )
 from placer.db import room, root_filter, scores, trees
 from placer.db import tables as t
@@ -94,6 +95,7 @@ class CandidateStore:
         self.conn = conn
         self.scores_kept = scores_kept
         self.records = records
+        self._id_range: tuple[int, int] | None = None
 
     def names(self, request: CandidateRequest) -> Names:
         aggs = {u for g in request.groups for s in (*g.member_of, g.forbidden_aggs) for u in s}
@@ -138,17 +140,21 @@ class CandidateStore:
             .where(s.c.id.in_(_sharing_providers()), sa.or_(holds_class, served))).scalars())
 
     def id_range(self) -> tuple[int, int]:
+        # read once per store (roots() and the shuffled walk both ask);
         # two subqueries: planners read one end of the index for each,
         # where MIN and MAX in one select scan every row (SQLite)
-        low, high = self.conn.exec_driver_sql(
-            "SELECT (SELECT MIN(id) FROM resource_providers),"
-            " (SELECT MAX(id) FROM resource_providers)").one()
-        return (0, -1) if low is None else (low, high)
+        if self._id_range is None:
+            low, high = self.conn.exec_driver_sql(
+                "SELECT (SELECT MIN(id) FROM resource_providers),"
+                " (SELECT MAX(id) FROM resource_providers)").one()
+            self._id_range = (0, -1) if low is None else (low, high)
+        return self._id_range
 
     def roots(self, plan: Plan) -> "_Roots":
-        room = _span(self.id_range()) > SMALL_CLOUD
-        if not room:  # a class's step that tests nothing else goes too
-            plan = tuple(step for step in plan if step[0] != "class" or step[3] or step[4])
+        low, high = self.id_range()
+        room = high - low + 1 > SMALL_CLOUD
+        if not room:
+            plan = tuple(step for step in plan if not _room_only(step))
         return _Roots(self.conn, root_filter.roots_sql(self.conn.dialect, plan, room))
 
     def class_names(self) -> dict[int, str]:
@@ -252,9 +258,13 @@ _FREE_SQL = ("SELECT root_id, resource_class_id, free, largest FROM placer_tree_
              " WHERE resource_class_id IN ({rc_ids}) AND root_id")
 
 
-def _span(id_range: tuple[int, int]) -> int:
-    low, high = id_range
-    return high - low + 1
+def _room_only(step: Step) -> bool:
+    """A class's step that tests nothing but room (no forbidden trait or
+    aggregate): without the room test it says nothing."""
+    if step[0] != "class":
+        return False
+    _, _rc, _amount, forbidden, forbidden_aggs, _sharing = step
+    return not forbidden and not forbidden_aggs
 
 
 class _Roots:

@@ -70,15 +70,18 @@ def where_in(conn: Connection, sql: str, ids: Iterable[int],
     if conn.dialect.name == "sqlite":
         return conn.exec_driver_sql(f"{sql} IN (SELECT value FROM json_each(?)){then}",
                                     (orjson.dumps(ids).decode(),))
-    return conn.exec_driver_sql(f"{sql} IN ({','.join(map(str, ids))}){then}")
+    return conn.exec_driver_sql(_in_literals(sql, ids, then))
+
+
+def _in_literals(sql: str, ids: Sequence[int], then: str = "") -> str:
+    return f"{sql} IN ({','.join(map(str, ids))}){then}"
 
 
 def _load(conn: Connection, query: str, ids: Iterable[int],
           then: str = "") -> Sequence[Sequence[Any]]:
+    ids = sorted(set(map(int, ids)))
     if query in _JSON_COLUMNS and json_arrays(conn.dialect):
-        ids = sorted(set(map(int, ids)))
-        found = json_rows(conn, f"{_LOAD[query]} IN ({','.join(map(str, ids))}){then}",
-                          _JSON_COLUMNS[query])
+        found = json_rows(conn, _in_literals(_LOAD[query], ids, then), _JSON_COLUMNS[query])
         if found is not None:
             return found
     return plain_rows(where_in(conn, _LOAD[query], ids, then))
