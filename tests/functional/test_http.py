@@ -2,10 +2,11 @@
 
 import pytest
 
+from placer import wsgi
 from placer.http import app as http_app
 from placer.http import util
 from placer.http.routing import Route, Table
-from tests.helpers.api import Api, assert_error
+from tests.helpers.api import Api, assert_error, make_conf
 
 
 def test_root_is_the_version_document_without_auth(api):
@@ -150,3 +151,44 @@ def test_errors_in_plain_text_when_json_not_accepted(api):
     assert r.status_code == 404
     assert r.content_type == "text/plain"
     assert r.text.startswith("404 Not Found")
+
+
+# -- what WebOb did to every answer (tests/unit/http/test_layers.py: the same
+#    answers as oslo.middleware's HTTPProxyToWSGI, which Placer leaves out
+#    unless it is to parse proxy headers)
+
+NEW_RP = "7d1d9a3c-0f4e-4a6b-9d5e-2f3c4b5a6d7e"
+
+
+def test_location_is_absolute_on_the_request_host(api):
+    r = api.post("/resource_providers", version="1.19",
+                 json={"name": "located", "uuid": NEW_RP})
+    assert r.status_code == 201
+    assert r.headers["Location"] == f"http://localhost/resource_providers/{NEW_RP}"
+    r = api.put("/traits/CUSTOM_LOCATED", version="1.6",
+                headers={"Host": "placement.example:8778"})
+    assert r.status_code == 201
+    assert r.headers["Location"] == "http://placement.example:8778/traits/CUSTOM_LOCATED"
+
+
+def test_location_follows_proxy_headers_where_they_are_parsed(db, tmp_path):
+    conf = make_conf(tmp_path, oslo_middleware={"enable_proxy_headers_parsing": True})
+    proxied = Api(wsgi.create_app(conf, db))
+    r = proxied.post("/resource_providers", version="1.19",
+                     json={"name": "proxied", "uuid": NEW_RP},
+                     headers={"X-Forwarded-Proto": "https",
+                              "X-Forwarded-Host": "cloud.example"})
+    assert r.status_code == 201
+    assert r.headers["Location"] == f"https://cloud.example/resource_providers/{NEW_RP}"
+    # off (the default), the same headers change nothing
+    r = Api(wsgi.create_app(make_conf(tmp_path), db)).put(
+        "/traits/CUSTOM_PROXIED", version="1.6", headers={"X-Forwarded-Proto": "https"})
+    assert r.headers["Location"] == "http://localhost/traits/CUSTOM_PROXIED"
+
+
+def test_head_answers_without_a_body(api):
+    got = api.get("/resource_providers", version="1.39")
+    head = api.request("HEAD", "/resource_providers", version="1.39")
+    assert got.status_code == 200 and got.body
+    assert head.status_code == 405 and head.body == b""
+    assert head.headers["OpenStack-API-Version"] == "placement 1.39"

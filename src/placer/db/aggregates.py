@@ -50,13 +50,15 @@ def ensure(conn: Connection, uuids: Iterable[str]) -> dict[str, int]:
     return found
 
 
+_UUIDS_OF = (sa.select(agg_t.c.uuid)
+             .join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
+             .where(rp_agg_t.c.resource_provider_id == sa.bindparam("provider_id"))
+             .order_by(agg_t.c.id))
+
+
 def uuids_of(conn: Connection, provider_id: int) -> list[str]:
     """The provider's aggregate uuids, oldest aggregate first."""
-    return list(conn.execute(
-        sa.select(agg_t.c.uuid)
-        .join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
-        .where(rp_agg_t.c.resource_provider_id == provider_id)
-        .order_by(agg_t.c.id)).scalars())
+    return list(conn.execute(_UUIDS_OF, {"provider_id": provider_id}).scalars())
 
 
 def provider_aggregates(conn: Connection, uuid: str) -> tuple[list[str], int]:

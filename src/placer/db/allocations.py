@@ -112,17 +112,19 @@ def for_consumer(conn: Connection, uuid: str) -> ConsumerAllocations:
     return result
 
 
+_OF_PROVIDER = (
+    sa.select(allocations.c.consumer_id, rc_t.c.name.label("rc"), allocations.c.used,
+              allocations.c.created_at, allocations.c.updated_at, consumers.c.generation)
+    .select_from(allocations.join(rc_t, allocations.c.resource_class_id == rc_t.c.id)
+                 .outerjoin(consumers, allocations.c.consumer_id == consumers.c.uuid))
+    .where(allocations.c.resource_provider_id == sa.bindparam("provider_id"))
+    .order_by(allocations.c.id))
+
+
 def for_provider(conn: Connection, provider_id: int
                  ) -> tuple[dict[str, dict[str, Any]], datetime.datetime | None]:
     """(allocations by consumer uuid, last modified) of one provider."""
-    rows = conn.execute(
-        sa.select(allocations.c.consumer_id, rc_t.c.name.label("rc"), allocations.c.used,
-                  allocations.c.created_at, allocations.c.updated_at,
-                  consumers.c.generation)
-        .select_from(allocations.join(rc_t, allocations.c.resource_class_id == rc_t.c.id)
-                     .outerjoin(consumers, allocations.c.consumer_id == consumers.c.uuid))
-        .where(allocations.c.resource_provider_id == provider_id)
-        .order_by(allocations.c.id)).all()
+    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider_id}).all()
     by_consumer: dict[str, dict[str, Any]] = {}
     last: datetime.datetime | None = None
     for r in rows:

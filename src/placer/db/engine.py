@@ -206,8 +206,10 @@ def _tune_sqlite(engine: Engine, synchronous: bool, memory: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        write = conn.get_execution_options().get("placer_write", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        options = conn.get_execution_options()
+        if options.get("placer_autocommit"):
+            return  # each statement its own snapshot (Database.read)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("placer_write") else "BEGIN")
 
 
 def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int | None) -> None:
@@ -402,7 +404,11 @@ class Database:
             raise _unavailable(exc) from exc
         ran: list[bool] = []  # a statement has run (_ran)
         conn = conn.execution_options(placer_ran=ran)
-        if isolation is not None:
+        if isolation == "AUTOCOMMIT" and self.backend == "sqlite":
+            # pysqlite runs without a transaction unless one is begun: no
+            # BEGIN (_tune_sqlite), and its commit is then a no-op
+            conn = conn.execution_options(placer_autocommit=True)
+        elif isolation is not None:
             conn = conn.execution_options(isolation_level=isolation)
         touched: set[int] = set()  # trees whose scores the write changes (db/scores.py)
         if write:
@@ -439,12 +445,12 @@ class Database:
             return fn(conn, *args, **kwargs)
 
     def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn`` in a read transaction. On PostgreSQL its statements run in
-        autocommit, without BEGIN and COMMIT (two round trips): each sees
-        its own snapshot, as it would in a READ COMMITTED transaction (use
-        ``snapshot_read`` for one snapshot)."""
-        return self._run(fn, args, kwargs,
-                         isolation="AUTOCOMMIT" if self.backend == "postgresql" else None)
+        """``fn`` in a read transaction. On PostgreSQL and SQLite its
+        statements run in autocommit, without BEGIN and COMMIT (two round
+        trips on PostgreSQL): each sees its own snapshot, as it would in a
+        READ COMMITTED transaction (use ``snapshot_read`` for one snapshot)."""
+        return self._run(fn, args, kwargs, isolation="AUTOCOMMIT"
+                         if self.backend in ("postgresql", "sqlite") else None)
 
     def snapshot_read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``read``, every statement seeing the same snapshot: at REPEATABLE

@@ -36,6 +36,7 @@ _SELECT = (
     .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id))
     .order_by(inv_t.c.resource_class_id)
 )
+_OF_PROVIDER = _SELECT.where(inv_t.c.resource_provider_id == sa.bindparam("provider_id"))
 
 
 def _from_row(r: sa.Row[*tuple[Any, ...]]) -> InventoryRecord:
@@ -94,7 +95,7 @@ def _warn_over_capacity(conn: Connection, provider: rp_db.ProviderRecord,
 def list_for_provider(conn: Connection, uuid: str
                       ) -> tuple[rp_db.ProviderRecord, list[InventoryRecord]]:
     provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)} : ")
-    rows = conn.execute(_SELECT.where(inv_t.c.resource_provider_id == provider.id))
+    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider.id})
     return provider, [_from_row(r) for r in rows]
 
 

@@ -27,9 +27,11 @@ def list_all(conn: Connection) -> list[ResourceClass]:
     return [_row(r) for r in rows]
 
 
+_BY_NAME = sa.select(resource_classes).where(resource_classes.c.name == sa.bindparam("name"))
+
+
 def get(conn: Connection, name: str) -> ResourceClass:
-    row = conn.execute(
-        sa.select(resource_classes).where(resource_classes.c.name == name)).first()
+    row = conn.execute(_BY_NAME, {"name": name}).first()
     if row is None:
         raise exceptions.NotFound(exceptions.no_such_class(name))
     return _row(row)

@@ -68,10 +68,14 @@ def from_row(r: sa.Row[*tuple[Any, ...]]) -> ProviderRecord:
                     r.updated_at)
 
 
+# Built once: SQLAlchemy then keeps its cache key and compiled form.
+_BY_UUID = PROVIDER_SELECT.where(rp_t.c.uuid == sa.bindparam("uuid"))
+
+
 def find(conn: Connection, uuid: str) -> ProviderRecord | None:
     if "\x00" in uuid:  # PostgreSQL refuses NUL in text; no provider has one
         return None
-    row = conn.execute(PROVIDER_SELECT.where(rp_t.c.uuid == uuid)).first()
+    row = conn.execute(_BY_UUID, {"uuid": uuid}).first()
     return from_row(row) if row else None
 
 

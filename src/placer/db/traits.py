@@ -111,12 +111,14 @@ def delete_custom(conn: Connection, name: str) -> None:
     conn.execute(trait_t.delete().where(trait_t.c.id == trait.id))
 
 
+_OF_PROVIDER = (_SELECT.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id)
+                .where(rp_trait_t.c.resource_provider_id == sa.bindparam("provider_id"))
+                .order_by(trait_t.c.id))
+
+
 def of_provider(conn: Connection, provider_id: int) -> list[Trait]:
     """A provider's traits, by trait id as the reference lists them."""
-    return _traits(conn.execute(
-        _SELECT.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id)
-        .where(rp_trait_t.c.resource_provider_id == provider_id)
-        .order_by(trait_t.c.id)))
+    return _traits(conn.execute(_OF_PROVIDER, {"provider_id": provider_id}))
 
 
 def provider_traits(conn: Connection, uuid: str) -> tuple[list[Trait], int]:

@@ -1,5 +1,8 @@
 """Usage: how much of each inventory the allocations consume."""
 
+import functools
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -12,25 +15,58 @@ from placer.db.tables import projects as proj_t
 from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import users as user_t
 
+_USED = sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0)
+_OF_PROVIDER = (
+    sa.select(rc_t.c.name, _USED)
+    .select_from(
+        inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
+        .outerjoin(alloc_t, sa.and_(
+            alloc_t.c.resource_provider_id == inv_t.c.resource_provider_id,
+            alloc_t.c.resource_class_id == inv_t.c.resource_class_id)))
+    .where(inv_t.c.resource_provider_id == sa.bindparam("provider_id"))
+    .group_by(inv_t.c.resource_class_id, rc_t.c.name)
+    .order_by(inv_t.c.resource_class_id))
+
 
 def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.ProviderRecord, dict[str, int]]:
     """The provider and, for every class it has inventory of, the amount
     allocated (0 when nothing is). Allocations of classes without inventory
     are not listed, as in the reference."""
     provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)}: ")
-    used = sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0)
-    rows = conn.execute(
-        sa.select(rc_t.c.name, used)
-        .select_from(
-            inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
-            .outerjoin(alloc_t, sa.and_(
-                alloc_t.c.resource_provider_id == inv_t.c.resource_provider_id,
-                alloc_t.c.resource_class_id == inv_t.c.resource_class_id)))
-        .where(inv_t.c.resource_provider_id == provider.id)
-        .group_by(inv_t.c.resource_class_id, rc_t.c.name)
-        .order_by(inv_t.c.resource_class_id))
+    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider.id})
     # MySQL sums to DECIMAL: hand out plain ints
     return provider, {name: int(amount) for name, amount in rows}
+
+
+@functools.cache
+def _project_statements(by_user: bool, type_filter: str | None,
+                        by_type: bool) -> tuple[sa.Select[Any], sa.Select[Any] | None]:
+    """The statements of ``for_project`` for one shape of request, built
+    once (SQLAlchemy then keeps their cache keys and compiled forms):
+    ``type_filter`` is "unknown", "named" or None, and with ``by_type`` "all"
+    folds every type. Bind parameters: project_id, user_id, consumer_type."""
+    used = sa.func.sum(alloc_t.c.used)
+    joined = (alloc_t.join(rc_t, alloc_t.c.resource_class_id == rc_t.c.id)
+              .join(cons_t, alloc_t.c.consumer_id == cons_t.c.uuid)
+              .join(proj_t, cons_t.c.project_id == proj_t.c.id)
+              .join(user_t, cons_t.c.user_id == user_t.c.id)
+              .outerjoin(ct_t, cons_t.c.consumer_type_id == ct_t.c.id))
+    where = [proj_t.c.external_id == sa.bindparam("project_id")]
+    if by_user:
+        where.append(user_t.c.external_id == sa.bindparam("user_id"))
+    if type_filter == "unknown":
+        where.append(cons_t.c.consumer_type_id.is_(None))
+    elif type_filter == "named":
+        where.append(ct_t.c.name == sa.bindparam("consumer_type"))
+    if not by_type:
+        return (sa.select(rc_t.c.name, used).select_from(joined).where(*where)
+                .group_by(rc_t.c.id, rc_t.c.name).order_by(rc_t.c.id)), None
+    # "all" folds every type under one key; otherwise a missing type is "unknown"
+    kind = [] if type_filter == "all" else [sa.func.coalesce(ct_t.c.name, "unknown")]
+    return (sa.select(*kind, rc_t.c.name, used).select_from(joined).where(*where)
+            .group_by(*kind, rc_t.c.id, rc_t.c.name).order_by(*kind, rc_t.c.id),
+            sa.select(*kind, sa.func.count(sa.distinct(alloc_t.c.consumer_id)))
+            .select_from(joined).where(*where).group_by(*kind))
 
 
 def for_project(conn: Connection, project_id: str, user_id: str | None = None,
@@ -42,37 +78,21 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     "consumer_count": n}}, where ``consumer_type`` may name one type, or be
     "all" (everything under one key) or "unknown" (consumers without a type).
     """
-    used = sa.func.sum(alloc_t.c.used)
-    joined = (alloc_t.join(rc_t, alloc_t.c.resource_class_id == rc_t.c.id)
-              .join(cons_t, alloc_t.c.consumer_id == cons_t.c.uuid)
-              .join(proj_t, cons_t.c.project_id == proj_t.c.id)
-              .join(user_t, cons_t.c.user_id == user_t.c.id)
-              .outerjoin(ct_t, cons_t.c.consumer_type_id == ct_t.c.id))
-    where = [proj_t.c.external_id == project_id]
-    if user_id:
-        where.append(user_t.c.external_id == user_id)
-    if consumer_type == "unknown":
-        where.append(cons_t.c.consumer_type_id.is_(None))
-    elif consumer_type and consumer_type != "all":
-        where.append(ct_t.c.name == consumer_type)
-    if not by_type:
-        rows = conn.execute(sa.select(rc_t.c.name, used).select_from(joined).where(*where)
-                            .group_by(rc_t.c.id, rc_t.c.name).order_by(rc_t.c.id))
+    type_filter = (consumer_type if consumer_type in ("unknown", "all")
+                   else "named" if consumer_type else None)
+    rows_stmt, counts_stmt = _project_statements(
+        bool(user_id), None if type_filter == "all" and not by_type else type_filter, by_type)
+    values = {"project_id": project_id, "user_id": user_id, "consumer_type": consumer_type}
+    rows = conn.execute(rows_stmt, values)
+    if counts_stmt is None:
         return {name: int(amount) for name, amount in rows}
-    # "all" folds every type under one key; otherwise a missing type is "unknown"
-    kind = [] if consumer_type == "all" else [sa.func.coalesce(ct_t.c.name, "unknown")]
-    rows = conn.execute(
-        sa.select(*kind, rc_t.c.name, used).select_from(joined).where(*where)
-        .group_by(*kind, rc_t.c.id, rc_t.c.name).order_by(*kind, rc_t.c.id))
-    counts = conn.execute(
-        sa.select(*kind, sa.func.count(sa.distinct(alloc_t.c.consumer_id)))
-        .select_from(joined).where(*where).group_by(*kind))
+    fold = type_filter == "all"
     result: dict[str, dict[str, int]] = {}
     for row in rows:
-        key = "all" if not kind else row[0]
+        key = "all" if fold else row[0]
         result.setdefault(key, {})[row[-2]] = int(row[-1])
-    for counted in counts:
-        key = "all" if not kind else counted[0]
+    for counted in conn.execute(counts_stmt, values):
+        key = "all" if fold else counted[0]
         if key in result:  # an ungrouped count answers 0 even when nothing matched
             result[key]["consumer_count"] = int(counted[-1])
     return result

@@ -5,7 +5,7 @@ import logging
 import falcon
 import sqlalchemy.exc
 from oslo_config import cfg
-from oslo_middleware import cors, http_proxy_to_wsgi
+from oslo_middleware import cors
 
 import placer
 from placer import exceptions, microversions
@@ -17,6 +17,7 @@ from placer.http import (
     health,
     metrics,
     profiler,
+    proxy,
     requestlog,
     routing,
     version_header,
@@ -127,5 +128,5 @@ def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     app = metrics.middleware(app, conf, routes.paths)  # counts 401s and 413s too
     app = requestlog.RequestLog(app)
     app = health.HealthCheck(app, conf, db)  # before auth; not logged per probe
-    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = proxy.middleware(app, conf)
     return app

@@ -2,9 +2,9 @@
 and the reference's request log lines (logger ``placement.requestlog``)."""
 
 import logging
+import re
 from collections.abc import Callable
 
-import webob
 from oslo_context import context
 from oslo_middleware import request_id
 
@@ -30,7 +30,10 @@ class RequestLog(request_id.RequestId):
         super().__init__(app)
 
     def __call__(self, environ, start_response):
-        self.set_global_req_id(webob.Request(environ))
+        # oslo's set_global_req_id, without a WebOb request
+        inbound = environ.get("HTTP_X_OPENSTACK_REQUEST_ID", "")
+        if re.match(request_id.ID_FORMAT, inbound):
+            environ[request_id.GLOBAL_REQ_ID] = inbound
         # A new logging context (oslo.context's thread-local store) before
         # anything logs: a request refused before auth must not be logged
         # under the previous request's id, user and project. Identity comes
