@@ -50,21 +50,20 @@ def ensure(conn: Connection, uuids: Iterable[str]) -> dict[str, int]:
     return found
 
 
-_UUIDS_OF = (sa.select(agg_t.c.uuid)
-             .join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
-             .where(rp_agg_t.c.resource_provider_id == sa.bindparam("provider_id"))
-             .order_by(agg_t.c.id))
-
-
-def uuids_of(conn: Connection, provider_id: int) -> list[str]:
-    """The provider's aggregate uuids, oldest aggregate first."""
-    return list(conn.execute(_UUIDS_OF, {"provider_id": provider_id}).scalars())
+# a provider's, with its generation (rp_db.generation_and_rows)
+_OF_PROVIDER = (
+    sa.select(rp_t.c.generation, agg_t.c.uuid)
+    .select_from(agg_t.join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
+                 .join(rp_t, rp_agg_t.c.resource_provider_id == rp_t.c.id))
+    .where(rp_t.c.uuid == sa.bindparam("uuid"))
+    .order_by(agg_t.c.id))
 
 
 def provider_aggregates(conn: Connection, uuid: str) -> tuple[list[str], int]:
-    """GET /resource_providers/{uuid}/aggregates: (uuids, provider generation)."""
-    provider = rp_db.get(conn, uuid)
-    return uuids_of(conn, provider.id), provider.generation
+    """GET /resource_providers/{uuid}/aggregates: (uuids, oldest aggregate
+    first; the provider's generation)."""
+    generation, rows = rp_db.generation_and_rows(conn, _OF_PROVIDER, uuid)
+    return [r.uuid for r in rows], generation
 
 
 def _lock(conn: Connection, provider: rp_db.ProviderRecord) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 
 from placer import exceptions
 from placer.db import consumers as consumers_db
+from placer.db import resource_providers as rp_db
 from placer.db import room, scores
 from placer.db.resource_providers import PROVIDER_CHANGED
 from placer.db.tables import allocations, consumer_types, consumers, inventories, projects, users
@@ -112,19 +113,24 @@ def for_consumer(conn: Connection, uuid: str) -> ConsumerAllocations:
     return result
 
 
+# with the provider's generation (rp_db.generation_and_rows)
 _OF_PROVIDER = (
-    sa.select(allocations.c.consumer_id, rc_t.c.name.label("rc"), allocations.c.used,
-              allocations.c.created_at, allocations.c.updated_at, consumers.c.generation)
+    sa.select(rp_t.c.generation.label("provider_generation"), allocations.c.consumer_id,
+              rc_t.c.name.label("rc"), allocations.c.used, allocations.c.created_at,
+              allocations.c.updated_at, consumers.c.generation)
     .select_from(allocations.join(rc_t, allocations.c.resource_class_id == rc_t.c.id)
+                 .join(rp_t, allocations.c.resource_provider_id == rp_t.c.id)
                  .outerjoin(consumers, allocations.c.consumer_id == consumers.c.uuid))
-    .where(allocations.c.resource_provider_id == sa.bindparam("provider_id"))
+    .where(rp_t.c.uuid == sa.bindparam("uuid"))
     .order_by(allocations.c.id))
 
 
-def for_provider(conn: Connection, provider_id: int
-                 ) -> tuple[dict[str, dict[str, Any]], datetime.datetime | None]:
-    """(allocations by consumer uuid, last modified) of one provider."""
-    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider_id}).all()
+def for_provider(conn: Connection, uuid: str
+                 ) -> tuple[int, dict[str, dict[str, Any]], datetime.datetime | None]:
+    """(the provider's generation, its allocations by consumer uuid, when
+    they last changed)."""
+    generation, rows = rp_db.generation_and_rows(
+        conn, _OF_PROVIDER, uuid, prefix=f"Resource provider '{uuid}' not found: ")
     by_consumer: dict[str, dict[str, Any]] = {}
     last: datetime.datetime | None = None
     for r in rows:
@@ -134,7 +140,7 @@ def for_provider(conn: Connection, provider_id: int
         stamp = r.updated_at or r.created_at
         if stamp and (last is None or stamp > last):
             last = stamp
-    return by_consumer, last
+    return generation, by_consumer, last
 
 
 def delete_for_consumer(conn: Connection, uuid: str) -> None:

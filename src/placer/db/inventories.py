@@ -36,7 +36,13 @@ _SELECT = (
     .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id))
     .order_by(inv_t.c.resource_class_id)
 )
-_OF_PROVIDER = _SELECT.where(inv_t.c.resource_provider_id == sa.bindparam("provider_id"))
+# a provider's, with its generation (rp_db.generation_and_rows)
+_OF_PROVIDER = (
+    sa.select(rp_t.c.generation, *_SELECT.selected_columns)
+    .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
+                 .join(rp_t, inv_t.c.resource_provider_id == rp_t.c.id))
+    .where(rp_t.c.uuid == sa.bindparam("uuid"))
+    .order_by(inv_t.c.resource_class_id))
 
 
 def _from_row(r: sa.Row[*tuple[Any, ...]]) -> InventoryRecord:
@@ -92,19 +98,19 @@ def _warn_over_capacity(conn: Connection, provider: rp_db.ProviderRecord,
 # -- reads -----------------------------------------------------------------
 
 
-def list_for_provider(conn: Connection, uuid: str
-                      ) -> tuple[rp_db.ProviderRecord, list[InventoryRecord]]:
-    provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)} : ")
-    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider.id})
-    return provider, [_from_row(r) for r in rows]
+def list_for_provider(conn: Connection, uuid: str) -> tuple[int, list[InventoryRecord]]:
+    """(the provider's generation, its inventories)."""
+    generation, rows = rp_db.generation_and_rows(conn, _OF_PROVIDER, uuid,
+                                                 prefix=f"{rp_db.missing(uuid)} : ")
+    return generation, [_from_row(r) for r in rows]
 
 
 def get_one(conn: Connection, uuid: str, resource_class: str
-            ) -> tuple[rp_db.ProviderRecord, InventoryRecord]:
-    provider, invs = list_for_provider(conn, uuid)
+            ) -> tuple[int, InventoryRecord]:
+    generation, invs = list_for_provider(conn, uuid)
     for inv in invs:
         if inv.resource_class == resource_class:
-            return provider, inv
+            return generation, inv
     raise exceptions.NotFound(f"No inventory of class {resource_class} for {uuid}")
 
 

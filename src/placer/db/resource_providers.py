@@ -79,6 +79,19 @@ def find(conn: Connection, uuid: str) -> ProviderRecord | None:
     return from_row(row) if row else None
 
 
+def generation_and_rows(conn: Connection, stmt: sa.Select[Any], uuid: str, prefix: str = ""
+                        ) -> tuple[int, Sequence[sa.Row[Any]]]:
+    """The rows of ``stmt`` (a provider's rows, joined to the provider
+    named by the bind parameter ``uuid``, its generation first) and that
+    generation, in one round trip where the provider has rows; where it has
+    none, the provider is read on its own (``get``: NotFound with ``prefix``)."""
+    if "\x00" not in uuid:
+        rows = conn.execute(stmt, {"uuid": uuid}).all()
+        if rows:
+            return rows[0][0] or 0, rows
+    return get(conn, uuid, prefix).generation, []
+
+
 def missing(uuid: str) -> str:
     """The reference's text for a provider uuid that names no provider."""
     return f"No resource provider with uuid {uuid} found"

@@ -13,6 +13,7 @@ from placer.db import resource_providers as rp_db
 from placer.db.aggregates import GENERATION_CHANGED
 from placer.db.engine import insert_ignoring_duplicates
 from placer.db.tables import resource_provider_traits as rp_trait_t
+from placer.db.tables import resource_providers as rp_t
 from placer.db.tables import traits as trait_t
 from placer.model import names
 
@@ -111,20 +112,20 @@ def delete_custom(conn: Connection, name: str) -> None:
     conn.execute(trait_t.delete().where(trait_t.c.id == trait.id))
 
 
-_OF_PROVIDER = (_SELECT.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id)
-                .where(rp_trait_t.c.resource_provider_id == sa.bindparam("provider_id"))
-                .order_by(trait_t.c.id))
-
-
-def of_provider(conn: Connection, provider_id: int) -> list[Trait]:
-    """A provider's traits, by trait id as the reference lists them."""
-    return _traits(conn.execute(_OF_PROVIDER, {"provider_id": provider_id}))
+# a provider's, with its generation (rp_db.generation_and_rows)
+_OF_PROVIDER = (
+    sa.select(rp_t.c.generation, *_SELECT.selected_columns)
+    .select_from(trait_t.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id)
+                 .join(rp_t, rp_trait_t.c.resource_provider_id == rp_t.c.id))
+    .where(rp_t.c.uuid == sa.bindparam("uuid"))
+    .order_by(trait_t.c.id))
 
 
 def provider_traits(conn: Connection, uuid: str) -> tuple[list[Trait], int]:
-    """GET /resource_providers/{uuid}/traits: (traits, provider generation)."""
-    provider = rp_db.get(conn, uuid)
-    return of_provider(conn, provider.id), provider.generation
+    """GET /resource_providers/{uuid}/traits: (traits by trait id, as the
+    reference lists them; the provider's generation)."""
+    generation, rows = rp_db.generation_and_rows(conn, _OF_PROVIDER, uuid)
+    return _traits(rows), generation
 
 
 def _current_ids(conn: Connection, provider_id: int) -> set[int]:

@@ -13,38 +13,42 @@ from placer.db.tables import consumers as cons_t
 from placer.db.tables import inventories as inv_t
 from placer.db.tables import projects as proj_t
 from placer.db.tables import resource_classes as rc_t
+from placer.db.tables import resource_providers as rp_t
 from placer.db.tables import users as user_t
 
 _USED = sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0)
+# with the provider's generation (rp_db.generation_and_rows)
 _OF_PROVIDER = (
-    sa.select(rc_t.c.name, _USED)
+    sa.select(rp_t.c.generation, rc_t.c.name, _USED)
     .select_from(
         inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
+        .join(rp_t, inv_t.c.resource_provider_id == rp_t.c.id)
         .outerjoin(alloc_t, sa.and_(
             alloc_t.c.resource_provider_id == inv_t.c.resource_provider_id,
             alloc_t.c.resource_class_id == inv_t.c.resource_class_id)))
-    .where(inv_t.c.resource_provider_id == sa.bindparam("provider_id"))
-    .group_by(inv_t.c.resource_class_id, rc_t.c.name)
+    .where(rp_t.c.uuid == sa.bindparam("uuid"))
+    .group_by(rp_t.c.generation, inv_t.c.resource_class_id, rc_t.c.name)
     .order_by(inv_t.c.resource_class_id))
 
 
-def for_provider(conn: Connection, uuid: str) -> tuple[rp_db.ProviderRecord, dict[str, int]]:
-    """The provider and, for every class it has inventory of, the amount
-    allocated (0 when nothing is). Allocations of classes without inventory
-    are not listed, as in the reference."""
-    provider = rp_db.get(conn, uuid, prefix=f"{rp_db.missing(uuid)}: ")
-    rows = conn.execute(_OF_PROVIDER, {"provider_id": provider.id})
+def for_provider(conn: Connection, uuid: str) -> tuple[int, dict[str, int]]:
+    """The provider's generation and, for every class it has inventory of,
+    the amount allocated (0 when nothing is). Allocations of classes
+    without inventory are not listed, as in the reference."""
+    generation, rows = rp_db.generation_and_rows(conn, _OF_PROVIDER, uuid,
+                                                 prefix=f"{rp_db.missing(uuid)}: ")
     # MySQL sums to DECIMAL: hand out plain ints
-    return provider, {name: int(amount) for name, amount in rows}
+    return generation, {r.name: int(r[-1]) for r in rows}
 
 
 @functools.cache
-def _project_statements(by_user: bool, type_filter: str | None,
-                        by_type: bool) -> tuple[sa.Select[Any], sa.Select[Any] | None]:
-    """The statements of ``for_project`` for one shape of request, built
-    once (SQLAlchemy then keeps their cache keys and compiled forms):
+def _project_statement(by_user: bool, type_filter: str | None, by_type: bool) -> sa.Select[Any]:
+    """The statement of ``for_project`` for one shape of request, built
+    once (SQLAlchemy then keeps its cache key and compiled form):
     ``type_filter`` is "unknown", "named" or None, and with ``by_type`` "all"
-    folds every type. Bind parameters: project_id, user_id, consumer_type."""
+    folds every type. Bind parameters: project_id, user_id, consumer_type.
+    With ``by_type``, each type's consumer count comes in the same answer,
+    after the sums, as a row without a class."""
     used = sa.func.sum(alloc_t.c.used)
     joined = (alloc_t.join(rc_t, alloc_t.c.resource_class_id == rc_t.c.id)
               .join(cons_t, alloc_t.c.consumer_id == cons_t.c.uuid)
@@ -60,13 +64,20 @@ def _project_statements(by_user: bool, type_filter: str | None,
         where.append(ct_t.c.name == sa.bindparam("consumer_type"))
     if not by_type:
         return (sa.select(rc_t.c.name, used).select_from(joined).where(*where)
-                .group_by(rc_t.c.id, rc_t.c.name).order_by(rc_t.c.id)), None
+                .group_by(rc_t.c.id, rc_t.c.name).order_by(rc_t.c.id))
     # "all" folds every type under one key; otherwise a missing type is "unknown"
-    kind = [] if type_filter == "all" else [sa.func.coalesce(ct_t.c.name, "unknown")]
-    return (sa.select(*kind, rc_t.c.name, used).select_from(joined).where(*where)
-            .group_by(*kind, rc_t.c.id, rc_t.c.name).order_by(*kind, rc_t.c.id),
-            sa.select(*kind, sa.func.count(sa.distinct(alloc_t.c.consumer_id)))
-            .select_from(joined).where(*where).group_by(*kind))
+    kind = (sa.literal("all") if type_filter == "all"
+            else sa.func.coalesce(ct_t.c.name, "unknown"))
+    sums = (sa.select(sa.literal(0).label("part"), kind.label("kind"),
+                      rc_t.c.id.label("class_id"), rc_t.c.name.label("name"),
+                      used.label("amount"))
+            .select_from(joined).where(*where).group_by(kind, rc_t.c.id, rc_t.c.name))
+    counts = (sa.select(sa.literal(1), kind, sa.null(), sa.null(),
+                        sa.func.count(sa.distinct(alloc_t.c.consumer_id)))
+              .select_from(joined).where(*where).group_by(kind))
+    union = sa.union_all(sums, counts).subquery()
+    return (sa.select(union.c.kind, union.c.name, union.c.amount)
+            .order_by(union.c.part, union.c.kind, union.c.class_id))
 
 
 def for_project(conn: Connection, project_id: str, user_id: str | None = None,
@@ -80,19 +91,16 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     """
     type_filter = (consumer_type if consumer_type in ("unknown", "all")
                    else "named" if consumer_type else None)
-    rows_stmt, counts_stmt = _project_statements(
+    stmt = _project_statement(
         bool(user_id), None if type_filter == "all" and not by_type else type_filter, by_type)
-    values = {"project_id": project_id, "user_id": user_id, "consumer_type": consumer_type}
-    rows = conn.execute(rows_stmt, values)
-    if counts_stmt is None:
+    rows = conn.execute(stmt, {"project_id": project_id, "user_id": user_id,
+                               "consumer_type": consumer_type})
+    if not by_type:
         return {name: int(amount) for name, amount in rows}
-    fold = type_filter == "all"
     result: dict[str, dict[str, int]] = {}
-    for row in rows:
-        key = "all" if fold else row[0]
-        result.setdefault(key, {})[row[-2]] = int(row[-1])
-    for counted in conn.execute(counts_stmt, values):
-        key = "all" if fold else counted[0]
-        if key in result:  # an ungrouped count answers 0 even when nothing matched
-            result[key]["consumer_count"] = int(counted[-1])
+    for kind, name, amount in rows:
+        if name is not None:
+            result.setdefault(kind, {})[name] = int(amount)
+        elif kind in result:  # an ungrouped count answers 0 even when nothing matched
+            result[kind]["consumer_count"] = int(amount)
     return result

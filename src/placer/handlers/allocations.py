@@ -5,7 +5,6 @@
 import falcon
 
 from placer.db import allocations as db
-from placer.db import resource_providers as providers_db
 from placer.handlers import _allocation_writes as allocation_writes
 from placer.http import util
 from placer.http.negotiation import json_body, returns_json, takes_json
@@ -30,16 +29,12 @@ def list_for_consumer(req: Request, resp: falcon.Response, consumer_uuid):
 
 @returns_json
 def list_for_provider(req: Request, resp: falcon.Response, uuid):
-    def read(conn):
-        provider = providers_db.get(conn, uuid, prefix=f"Resource provider '{uuid}' not found: ")
-        return provider, *db.for_provider(conn, provider.id)
-
-    provider, by_consumer, last = req.context.db.read(read)
+    generation, by_consumer, last = req.context.db.read(db.for_provider, uuid)
     if not util.want(req, CONSUMER_GENERATIONS):
         for entry in by_consumer.values():
             del entry["consumer_generation"]
     util.send_json(req, resp, {"allocations": by_consumer,
-                               "resource_provider_generation": provider.generation},
+                               "resource_provider_generation": generation},
                    last_modified=last)
 
 

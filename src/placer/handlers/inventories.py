@@ -34,8 +34,8 @@ def _send_all(req, resp, generation: int, invs: list[InventoryRecord]) -> None:
 
 @returns_json
 def list_inventories(req, resp, uuid):
-    provider, invs = req.context.db.read(db.list_for_provider, uuid)
-    _send_all(req, resp, provider.generation, invs)
+    generation, invs = req.context.db.read(db.list_for_provider, uuid)
+    _send_all(req, resp, generation, invs)
 
 
 @takes_json
@@ -49,8 +49,8 @@ def create_inventory(req, resp, uuid):
 
 @returns_json
 def show_inventory(req, resp, uuid, resource_class):
-    provider, inv = req.context.db.read(db.get_one, uuid, resource_class)
-    util.send_json(req, resp, _render_one(inv, provider.generation), last_modified=inv.stamp)
+    generation, inv = req.context.db.read(db.get_one, uuid, resource_class)
+    util.send_json(req, resp, _render_one(inv, generation), last_modified=inv.stamp)
 
 
 @takes_json

@@ -13,9 +13,9 @@ from placer.schemas import validation
 
 @returns_json
 def provider_usages(req: Request, resp: falcon.Response, uuid):
-    provider, usages = req.context.db.read(db.for_provider, uuid)
+    generation, usages = req.context.db.read(db.for_provider, uuid)
     # From 1.15 Last-Modified is "now": usage is a live sum, not a stored row.
-    util.send_json(req, resp, {"resource_provider_generation": provider.generation,
+    util.send_json(req, resp, {"resource_provider_generation": generation,
                                "usages": usages})
 
 
