@@ -63,3 +63,16 @@ def test_a_class_and_usages_are_one_statement(api, db):
         r, seen = _read(api, db, path)
         assert r.status_code == 200, r.text
         assert len(seen) == 1, (path, seen)
+
+
+def test_in_tree_alone_is_one_statement(api, db):
+    root = factories.provider(db, "root", inventory={"VCPU": 8})
+    child = factories.provider(db, "child", parent=root)
+    factories.provider(db, "elsewhere")
+    for named in (root, child):
+        r, seen = _read(api, db, f"/resource_providers?in_tree={named}")
+        assert r.status_code == 200, r.text
+        assert [p["uuid"] for p in r.json["resource_providers"]] == [root, child]
+        assert len(seen) == 1, seen
+    r, _ = _read(api, db, "/resource_providers?in_tree=0c7c4f2e-8e0b-4d4c-9d53-7f7a3a0e1b2c")
+    assert r.status_code == 200 and r.json == {"resource_providers": []}

@@ -445,11 +445,21 @@ def _newest(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> datetime.datet
     return newest
 
 
+_named = rp_t.alias("named")
+# ?in_tree= alone (the resource tracker's): one statement, built once
+_IN_TREE = (_LISTED.where(rp_t.c.root_provider_id == sa.select(_named.c.root_provider_id)
+                          .where(_named.c.uuid == sa.bindparam("in_tree")).scalar_subquery())
+            .order_by(rp_t.c.id))
+
+
 def list_filtered(conn: Connection,
                   f: ProviderFilter) -> tuple[Sequence[tuple[Any, ...]], datetime.datetime | None]:
     """Providers matching every filter, by id, as rows of (uuid, name,
     generation, parent uuid, root uuid, changed_at), and the latest change
     among them (what Last-Modified reports)."""
+    if f.in_tree and f == ProviderFilter(in_tree=f.in_tree):
+        tree = plain_rows(conn.execute(_IN_TREE, {"in_tree": f.in_tree}))
+        return tree, _newest(conn, tree)
     conds = conditions(conn, f)
     if conds is None:
         return [], None
