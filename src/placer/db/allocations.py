@@ -14,6 +14,7 @@ consumer generation mismatch goes back to the client.
 import collections
 import dataclasses
 import datetime
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -194,19 +195,29 @@ def replace(conn: Connection, writes: list[ConsumerWrite], rules: WriteRules) ->
              "used": amount}
             for w in writes for rp, rc, amount in _rows_of(w, providers, class_ids)]
     if rows:
-        conn.execute(allocations.insert().values(rows))
+        conn.execute(allocations.insert(), rows)  # one statement, its rows bound
     touched = sorted(read.providers.values(), key=lambda p: p.id)
     if touched:
-        result = conn.execute(
-            rp_t.update()
-            .where(sa.or_(*(sa.and_(rp_t.c.id == p.id, rp_t.c.generation == p.generation)
-                            for p in touched)))
-            .values(generation=rp_t.c.generation + 1))
+        bumped: dict[str, int] = {}
+        for i, p in enumerate(touched):
+            bumped[f"id_{i}"], bumped[f"seen_{i}"] = p.id, p.generation
+        result = conn.execute(_bump(len(touched)), bumped)
         if result.rowcount != len(touched):
             raise ProviderGenerationConflict()
         scores.touch(conn, *(p.root_id for p in touched))
     consumers_db.increment_generations(conn, found)
     consumers_db.delete_if_unused(conn, emptied)
+
+
+@functools.cache
+def _bump(n: int) -> sa.Update:
+    """The compare-and-set of ``n`` providers' generations, built once per
+    ``n`` (bind parameters id_i and seen_i)."""
+    return (rp_t.update()
+            .where(sa.or_(*(sa.and_(rp_t.c.id == sa.bindparam(f"id_{i}"),
+                                    rp_t.c.generation == sa.bindparam(f"seen_{i}"))
+                            for i in range(n))))
+            .values(generation=rp_t.c.generation + 1))
 
 
 def _rows_of(write: ConsumerWrite, providers: dict[str, "_Provider"],
@@ -271,6 +282,36 @@ class _Read:
     ours: dict[tuple[int, int], int]
 
 
+@functools.cache
+def _read_statement(wanted: bool, emptied: bool, classes: bool, held: bool) -> sa.Select[Any]:
+    """``_read``'s statement for one shape of write, built once (expanding
+    bind parameters: wanted, emptied, classes, held)."""
+    inv, a = inventories, allocations
+    which = []
+    if wanted:
+        which.append(rp_t.c.uuid.in_(sa.bindparam("wanted", expanding=True)))
+    if emptied:
+        which.append(rp_t.c.id.in_(
+            sa.select(a.c.resource_provider_id)
+            .where(a.c.consumer_id.in_(sa.bindparam("emptied", expanding=True)))))
+    columns: list[Any] = [rp_t.c.id, rp_t.c.uuid, rp_t.c.generation, rp_t.c.root_provider_id]
+    source: sa.FromClause = rp_t
+    if classes:
+        ours = (sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0))
+                .where(a.c.resource_provider_id == inv.c.resource_provider_id,
+                       a.c.resource_class_id == inv.c.resource_class_id,
+                       a.c.consumer_id.in_(sa.bindparam("held", expanding=True)))
+                .scalar_subquery() if held else sa.literal(0))
+        columns += [rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"), inv.c.total,
+                    inv.c.reserved, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
+                    inv.c.allocation_ratio, room.used_of(inv).label("used"),
+                    ours.label("ours")]
+        source = (rp_t.outerjoin(rc_t, rc_t.c.name.in_(sa.bindparam("classes", expanding=True)))
+                  .outerjoin(inv, sa.and_(inv.c.resource_provider_id == rp_t.c.id,
+                                          inv.c.resource_class_id == rc_t.c.id)))
+    return sa.select(*columns).select_from(source).where(sa.or_(*which))
+
+
 def _read(conn: Connection, wanted: set[str], class_names: set[str], held: list[str],
           emptied: list[str]) -> _Read:
     """The providers written (``wanted``) and those whose allocations the
@@ -280,29 +321,9 @@ def _read(conn: Connection, wanted: set[str], class_names: set[str], held: list[
     result = _Read({}, {}, {}, {}, {})
     if not wanted and not emptied:
         return result
-    inv, a = inventories, allocations
-    which = []
-    if wanted:
-        which.append(rp_t.c.uuid.in_(sorted(wanted)))
-    if emptied:
-        which.append(rp_t.c.id.in_(sa.select(a.c.resource_provider_id)
-                                   .where(a.c.consumer_id.in_(emptied))))
-    columns: list[Any] = [rp_t.c.id, rp_t.c.uuid, rp_t.c.generation, rp_t.c.root_provider_id]
-    source: sa.FromClause = rp_t
-    if class_names:
-        ours = (sa.select(sa.func.coalesce(sa.func.sum(a.c.used), 0))
-                .where(a.c.resource_provider_id == inv.c.resource_provider_id,
-                       a.c.resource_class_id == inv.c.resource_class_id,
-                       a.c.consumer_id.in_(held)).scalar_subquery()
-                if held else sa.literal(0))
-        columns += [rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"), inv.c.total,
-                    inv.c.reserved, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
-                    inv.c.allocation_ratio, room.used_of(inv).label("used"),
-                    ours.label("ours")]
-        source = (rp_t.outerjoin(rc_t, rc_t.c.name.in_(sorted(class_names)))
-                  .outerjoin(inv, sa.and_(inv.c.resource_provider_id == rp_t.c.id,
-                                          inv.c.resource_class_id == rc_t.c.id)))
-    for r in conn.execute(sa.select(*columns).select_from(source).where(sa.or_(*which))):
+    stmt = _read_statement(bool(wanted), bool(emptied), bool(class_names), bool(held))
+    for r in conn.execute(stmt, {"wanted": sorted(wanted), "emptied": emptied,
+                                 "classes": sorted(class_names), "held": held}):
         result.providers[r.uuid] = _Provider(r.id, r.uuid, r.generation or 0,
                                              r.root_provider_id)
         if not class_names or r.rc_id is None:

@@ -112,13 +112,20 @@ class Owned:
     has_allocations: bool
 
 
-def _read_for_write(conn: Connection, project: str, user: str, type_name: str | None,
-                    uuid: str) -> Owned | None:
+@functools.cache
+def _owner_statement(typed: bool) -> sa.Select[Any]:
+    """``_read_for_write``'s statement, built once (bind parameters: project,
+    user, uuid, and type_name where ``typed``)."""
     c = consumers.c
-    one = functools.partial(_of_consumer, uuid)
+    uuid: sa.BindParameter[str] = sa.bindparam("uuid")
+
+    def one(column: sa.Column[Any]) -> sa.ScalarSelect[Any]:
+        return sa.select(column).where(c.uuid == uuid).scalar_subquery()
+
     type_id: sa.ColumnElement[Any] = (
-        sa.select(consumer_types.c.id).where(consumer_types.c.name == type_name)
-        .scalar_subquery() if type_name else sa.null())
+        sa.select(consumer_types.c.id)
+        .where(consumer_types.c.name == sa.bindparam("type_name"))
+        .scalar_subquery() if typed else sa.null())
     rest = [type_id.label("type_id"),
             one(c.id).label("c_id"), one(c.generation).label("c_generation"),
             one(c.project_id).label("c_project"), one(c.user_id).label("c_user"),
@@ -127,20 +134,22 @@ def _read_for_write(conn: Connection, project: str, user: str, type_name: str | 
                       .where(allocations.c.consumer_id == uuid)).label("held")]
     # the lock is on the FROM's rows, the project and user: not on what the
     # subqueries read (PostgreSQL 15, InnoDB on MariaDB 10.11: checked)
-    row = conn.execute(
-        sa.select(projects.c.id, users.c.id.label("user_id"), *rest)
-        .select_from(projects.join(users, sa.true()))  # one row of each
-        .where(projects.c.external_id == project, users.c.external_id == user)
-        .with_for_update(read=True, key_share=True)).first()
+    return (sa.select(projects.c.id, users.c.id.label("user_id"), *rest)
+            .select_from(projects.join(users, sa.true()))  # one row of each
+            .where(projects.c.external_id == sa.bindparam("project"),
+                   users.c.external_id == sa.bindparam("user"))
+            .with_for_update(read=True, key_share=True))
+
+
+def _read_for_write(conn: Connection, project: str, user: str, type_name: str | None,
+                    uuid: str) -> Owned | None:
+    row = conn.execute(_owner_statement(bool(type_name)), {
+        "project": project, "user": user, "uuid": uuid, "type_name": type_name}).first()
     if row is None or (type_name and row.type_id is None):
         return None
     consumer = (Consumer(row.c_id, uuid, row.c_generation, row.c_project, row.c_user,
                          row.c_type) if row.c_id is not None else None)
     return Owned(row.id, row.user_id, row.type_id, consumer, bool(row.held))
-
-
-def _of_consumer(uuid: str, column: sa.Column[Any]) -> sa.ScalarSelect[Any]:
-    return sa.select(column).where(consumers.c.uuid == uuid).scalar_subquery()
 
 
 def read_for_write(conn: Connection, project: str, user: str, type_name: str | None,
@@ -192,11 +201,24 @@ def increment_generations(conn: Connection, found: Iterable[tuple[Consumer, int,
         _compare_and_set(conn, plain, {})
 
 
+@functools.cache
+def _bump(n: int, changed: tuple[str, ...]) -> sa.Update:
+    """The compare-and-set of ``n`` consumers' generations, also setting the
+    ``changed`` columns, built once per shape (bind parameters id_i, seen_i
+    and each changed column's name)."""
+    c = consumers.c
+    return (consumers.update()
+            .where(sa.or_(*(sa.and_(c.id == sa.bindparam(f"id_{i}"),
+                                    c.generation == sa.bindparam(f"seen_{i}"))
+                            for i in range(n))))
+            .values(generation=c.generation + 1,
+                    **{name: sa.bindparam(name) for name in changed}))
+
+
 def _compare_and_set(conn: Connection, found: list[Consumer], values: dict[str, int]) -> None:
-    result = conn.execute(
-        consumers.update()
-        .where(sa.or_(*(sa.and_(consumers.c.id == c.id, consumers.c.generation == c.generation)
-                        for c in found)))
-        .values(generation=consumers.c.generation + 1, **values))
+    params: dict[str, Any] = dict(values)
+    for i, consumer in enumerate(found):
+        params[f"id_{i}"], params[f"seen_{i}"] = consumer.id, consumer.generation
+    result = conn.execute(_bump(len(found), tuple(sorted(values))), params)
     if result.rowcount != len(found):
         raise exceptions.ConcurrentUpdate()

@@ -10,6 +10,7 @@ gives first: handlers/_provider_body.py.)
 """
 
 import contextlib
+import functools
 import importlib.util
 import logging
 import threading
@@ -299,7 +300,14 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table,
     for) instead of failing. Returns how many rows it inserted."""
     if not rows:
         return 0
-    backend = conn.dialect.name
+    stmt = _insert_ignoring(conn.dialect.name, table)
+    if len(rows) == 1:  # the statement as built, its values bound
+        return conn.execute(stmt, rows[0]).rowcount
+    return conn.execute(stmt.values(rows)).rowcount
+
+
+@functools.cache
+def _insert_ignoring(backend: str, table: sa.Table) -> sa.Insert:
     stmt: sa.Insert
     if backend == "postgresql":
         stmt = postgresql.insert(table).on_conflict_do_nothing()
@@ -309,8 +317,7 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table,
         stmt = mysql.insert(table).prefix_with("IGNORE")
     else:  # pragma: no cover - the three supported backends are above
         raise NotImplementedError(backend)
-    result = conn.execute(stmt.values(rows).execution_options(preserve_rowcount=True))
-    return result.rowcount
+    return stmt.execution_options(preserve_rowcount=True)
 
 
 def _unavailable(exc: Exception) -> exceptions.DatabaseUnavailable:

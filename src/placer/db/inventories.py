@@ -6,6 +6,7 @@ request with several problems reports the same one; the error texts are the
 reference's.
 """
 
+import functools
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -189,7 +190,11 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryReco
              **wanted[rc_id].row()} for rc_id in added])
     kept = {rc_id: inv for rc_id, inv in wanted.items() if rc_id in existing}
     if kept:
-        conn.execute(_update_rows(provider.id, kept))
+        values: dict[str, Any] = {"provider_id": provider.id}
+        for i, (rc_id, inv) in enumerate(sorted(kept.items())):
+            values[f"rc_{i}"] = rc_id
+            values.update((f"{name}_{i}", value) for name, value in inv.row().items())
+        conn.execute(_update_rows(len(kept)), values)
     generation = rp_db.increment_generation(conn, provider, detail=f"update conflict: {RACE}")
     for rc_id, inv in kept.items():  # shrinking below usage is allowed: said in the log
         if over_capacity(inv, used.get(rc_id, 0)):
@@ -198,27 +203,34 @@ def replace_all(conn: Connection, uuid: str, seen: int, invs: list[InventoryReco
     return generation
 
 
+@functools.cache
+def _for_replace(named: bool) -> sa.Select[Any]:
+    """``_read_for_replace``'s statement, built once (bind parameters: uuid,
+    and the class ``names`` where ``named``)."""
+    other = inv_t.alias("held")
+    held = (sa.select(other.c.resource_class_id)
+            .where(other.c.resource_provider_id == rp_t.c.id))
+    classes: sa.ColumnElement[bool] = rc_t.c.id.in_(held)
+    if named:
+        classes = sa.or_(rc_t.c.name.in_(sa.bindparam("names", expanding=True)), classes)
+    return (rp_db.PROVIDER_SELECT
+            .add_columns(rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"),
+                         inv_t.c.resource_class_id.label("held"),
+                         room.used_of(inv_t).label("used"))
+            .outerjoin(rc_t, classes)
+            .outerjoin(inv_t, sa.and_(inv_t.c.resource_provider_id == rp_t.c.id,
+                                      inv_t.c.resource_class_id == rc_t.c.id))
+            .where(rp_t.c.uuid == sa.bindparam("uuid")))
+
+
 def _read_for_replace(conn: Connection, uuid: str, invs: list[InventoryRecord]
                       ) -> tuple[rp_db.ProviderRecord, dict[str, int], set[int], dict[int, int]]:
     """(the provider, ids of the classes ``invs`` name, ids of the classes it
     has inventory of, what allocations use of each of those) in one
     statement; NotFound as ``rp_db.get``."""
     names = sorted({inv.resource_class for inv in invs})
-    other = inv_t.alias("held")
-    held = (sa.select(other.c.resource_class_id)
-            .where(other.c.resource_provider_id == rp_t.c.id))
-    classes: sa.ColumnElement[bool] = rc_t.c.id.in_(held)
-    if names:
-        classes = sa.or_(rc_t.c.name.in_(names), classes)
-    rows = conn.execute(
-        rp_db.PROVIDER_SELECT
-        .add_columns(rc_t.c.id.label("rc_id"), rc_t.c.name.label("rc"),
-                     inv_t.c.resource_class_id.label("held"),
-                     room.used_of(inv_t).label("used"))
-        .outerjoin(rc_t, classes)
-        .outerjoin(inv_t, sa.and_(inv_t.c.resource_provider_id == rp_t.c.id,
-                                  inv_t.c.resource_class_id == rc_t.c.id))
-        .where(rp_t.c.uuid == uuid)).all() if "\x00" not in uuid else []
+    rows = conn.execute(_for_replace(bool(names)), {"uuid": uuid, "names": names}
+                        ).all() if "\x00" not in uuid else []
     if not rows:
         raise exceptions.NotFound(rp_db.missing(uuid))
     ids: dict[str, int] = {}
@@ -235,18 +247,26 @@ def _read_for_replace(conn: Connection, uuid: str, invs: list[InventoryRecord]
     return rp_db.from_row(rows[0]), ids, existing, used
 
 
-def _update_rows(provider_id: int, kept: dict[int, InventoryRecord]) -> sa.Update:
-    """One UPDATE of the provider's rows of these classes, each to its values."""
+@functools.cache
+def _update_rows(n: int) -> sa.Update:
+    """One UPDATE of a provider's rows of ``n`` classes, each to its values,
+    built once per ``n``: bind parameters provider_id, and per class ``i``
+    rc_i and each field as FIELD_i."""
     rc = inv_t.c.resource_class_id
+
+    def value(name: str, i: int) -> sa.BindParameter[Any]:
+        return sa.bindparam(f"{name}_{i}", type_=inv_t.c[name].type)
+
     values: dict[str, Any] = {}
     for name in FIELDS:
-        if len(kept) == 1:
-            values[name] = next(iter(kept.values())).row()[name]
+        if n == 1:
+            values[name] = value(name, 0)
         else:
-            values[name] = sa.case({rc_id: sa.literal(inv.row()[name], inv_t.c[name].type)
-                                    for rc_id, inv in kept.items()}, value=rc)
-    return (inv_t.update().where(inv_t.c.resource_provider_id == provider_id,
-                                 rc.in_(sorted(kept))).values(values))
+            values[name] = sa.case(*((rc == sa.bindparam(f"rc_{i}"), value(name, i))
+                                     for i in range(n)))
+    return (inv_t.update().where(inv_t.c.resource_provider_id == sa.bindparam("provider_id"),
+                                 rc.in_([sa.bindparam(f"rc_{i}") for i in range(n)]))
+            .values(values))
 
 
 def _delete(conn: Connection, provider: rp_db.ProviderRecord, class_ids: set[int],

@@ -106,6 +106,12 @@ def get(conn: Connection, uuid: str, prefix: str = "") -> ProviderRecord:
     return provider
 
 
+_BUMP = (rp_t.update()
+         .where(rp_t.c.id == sa.bindparam("provider_id"),
+                rp_t.c.generation == sa.bindparam("seen"))
+         .values(generation=sa.bindparam("next")))
+
+
 def increment_generation(conn: Connection, provider: ProviderRecord, seen: int | None = None,
                          detail: str = PROVIDER_CHANGED) -> int:
     """Compare-and-set the generation from ``seen`` (default: as read) to +1.
@@ -116,10 +122,7 @@ def increment_generation(conn: Connection, provider: ProviderRecord, seen: int |
     here, in the same transaction as the change itself.
     """
     seen = provider.generation if seen is None else seen
-    result = conn.execute(
-        rp_t.update()
-        .where(rp_t.c.id == provider.id, rp_t.c.generation == seen)
-        .values(generation=seen + 1))
+    result = conn.execute(_BUMP, {"provider_id": provider.id, "seen": seen, "next": seen + 1})
     if result.rowcount != 1:
         raise exceptions.ConcurrentUpdate(detail)
     scores.touch(conn, provider.root_id)
