@@ -26,7 +26,7 @@ from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, PoolResetState
 
 from placer import exceptions
 from placer.db import scores
@@ -145,6 +145,7 @@ def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> 
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     elif backend == "mysql":
         kwargs["isolation_level"] = "READ COMMITTED"
+        kwargs["pool_reset_on_return"] = None  # _reset_if_in_transaction instead
         u = u.update_query_dict({"charset": u.query.get("charset", "utf8mb4")})
     engine = sa.create_engine(u, **kwargs)
     if backend == "sqlite":
@@ -153,6 +154,7 @@ def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> 
     elif backend == "mysql":
         sql_mode = getattr(db_conf, "mysql_sql_mode", "TRADITIONAL")
         _set_mysql_mode(engine, sql_mode, getattr(db_conf, "mysql_wsrep_sync_wait", None))
+        _reset_if_in_transaction(engine)
     elif backend == "postgresql":
         _no_jit(engine)
     return engine
@@ -228,6 +230,24 @@ def _set_mysql_mode(engine: Engine, sql_mode: str | None, wsrep_sync_wait: int |
         if wsrep_sync_wait is not None:
             cur.execute("SET SESSION wsrep_sync_wait = %s", (wsrep_sync_wait,))
         cur.close()
+
+
+_SERVER_STATUS_IN_TRANS = 1  # the MySQL protocol's status flag: a transaction is open
+
+
+def _reset_if_in_transaction(engine: Engine) -> None:
+    """A connection going back to the pool is rolled back only if the server
+    says it is in a transaction. The pool's own reset sends ROLLBACK every
+    time, a third round trip after a read's SELECT and COMMIT; PyMySQL
+    keeps the server's status from every answer (a driver that does not
+    is rolled back as before)."""
+
+    @event.listens_for(engine, "reset")
+    def _on_reset(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry,
+                  _state: PoolResetState) -> None:
+        status = getattr(dbapi_conn, "server_status", None)
+        if not isinstance(status, int) or status & _SERVER_STATUS_IN_TRANS:
+            dbapi_conn.rollback()
 
 
 def wait_for_connection(engine: Engine, max_retries: int, retry_interval: float) -> None:
