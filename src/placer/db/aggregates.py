@@ -50,13 +50,9 @@ def ensure(conn: Connection, uuids: Iterable[str]) -> dict[str, int]:
     return found
 
 
-# a provider's, with its generation (rp_db.generation_and_rows)
-_OF_PROVIDER = (
-    sa.select(rp_t.c.generation, agg_t.c.uuid)
-    .select_from(agg_t.join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
-                 .join(rp_t, rp_agg_t.c.resource_provider_id == rp_t.c.id))
-    .where(rp_t.c.uuid == sa.bindparam("uuid"))
-    .order_by(agg_t.c.id))
+_OF_PROVIDER = rp_db.of_named_provider(
+    sa.select(agg_t.c.uuid).join(rp_agg_t, rp_agg_t.c.aggregate_id == agg_t.c.id)
+    .order_by(agg_t.c.id), rp_agg_t.c.resource_provider_id)
 
 
 def provider_aggregates(conn: Connection, uuid: str) -> tuple[list[str], int]:

@@ -25,6 +25,7 @@ from placer import exceptions
 from placer.db import consumers as consumers_db
 from placer.db import resource_providers as rp_db
 from placer.db import room, scores
+from placer.db.engine import bump_generations, generation_parameters
 from placer.db.resource_providers import PROVIDER_CHANGED
 from placer.db.tables import allocations, consumer_types, consumers, inventories, projects, users
 from placer.db.tables import resource_classes as rc_t
@@ -114,16 +115,12 @@ def for_consumer(conn: Connection, uuid: str) -> ConsumerAllocations:
     return result
 
 
-# with the provider's generation (rp_db.generation_and_rows)
-_OF_PROVIDER = (
-    sa.select(rp_t.c.generation.label("provider_generation"), allocations.c.consumer_id,
-              rc_t.c.name.label("rc"), allocations.c.used, allocations.c.created_at,
-              allocations.c.updated_at, consumers.c.generation)
+_OF_PROVIDER = rp_db.of_named_provider(
+    sa.select(allocations.c.consumer_id, rc_t.c.name.label("rc"), allocations.c.used,
+              allocations.c.created_at, allocations.c.updated_at, consumers.c.generation)
     .select_from(allocations.join(rc_t, allocations.c.resource_class_id == rc_t.c.id)
-                 .join(rp_t, allocations.c.resource_provider_id == rp_t.c.id)
                  .outerjoin(consumers, allocations.c.consumer_id == consumers.c.uuid))
-    .where(rp_t.c.uuid == sa.bindparam("uuid"))
-    .order_by(allocations.c.id))
+    .order_by(allocations.c.id), allocations.c.resource_provider_id)
 
 
 def for_provider(conn: Connection, uuid: str
@@ -198,26 +195,13 @@ def replace(conn: Connection, writes: list[ConsumerWrite], rules: WriteRules) ->
         conn.execute(allocations.insert(), rows)  # one statement, its rows bound
     touched = sorted(read.providers.values(), key=lambda p: p.id)
     if touched:
-        bumped: dict[str, int] = {}
-        for i, p in enumerate(touched):
-            bumped[f"id_{i}"], bumped[f"seen_{i}"] = p.id, p.generation
-        result = conn.execute(_bump(len(touched)), bumped)
+        result = conn.execute(bump_generations(rp_t, len(touched)),
+                              generation_parameters((p.id, p.generation) for p in touched))
         if result.rowcount != len(touched):
             raise ProviderGenerationConflict()
         scores.touch(conn, *(p.root_id for p in touched))
     consumers_db.increment_generations(conn, found)
     consumers_db.delete_if_unused(conn, emptied)
-
-
-@functools.cache
-def _bump(n: int) -> sa.Update:
-    """The compare-and-set of ``n`` providers' generations, built once per
-    ``n`` (bind parameters id_i and seen_i)."""
-    return (rp_t.update()
-            .where(sa.or_(*(sa.and_(rp_t.c.id == sa.bindparam(f"id_{i}"),
-                                    rp_t.c.generation == sa.bindparam(f"seen_{i}"))
-                            for i in range(n))))
-            .values(generation=rp_t.c.generation + 1))
 
 
 def _rows_of(write: ConsumerWrite, providers: dict[str, "_Provider"],

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placer import exceptions
-from placer.db.engine import insert_ignoring_duplicates
+from placer.db.engine import bump_generations, generation_parameters, insert_ignoring_duplicates
 from placer.db.tables import allocations, consumer_types, consumers, projects, users
 
 
@@ -201,24 +201,8 @@ def increment_generations(conn: Connection, found: Iterable[tuple[Consumer, int,
         _compare_and_set(conn, plain, {})
 
 
-@functools.cache
-def _bump(n: int, changed: tuple[str, ...]) -> sa.Update:
-    """The compare-and-set of ``n`` consumers' generations, also setting the
-    ``changed`` columns, built once per shape (bind parameters id_i, seen_i
-    and each changed column's name)."""
-    c = consumers.c
-    return (consumers.update()
-            .where(sa.or_(*(sa.and_(c.id == sa.bindparam(f"id_{i}"),
-                                    c.generation == sa.bindparam(f"seen_{i}"))
-                            for i in range(n))))
-            .values(generation=c.generation + 1,
-                    **{name: sa.bindparam(name) for name in changed}))
-
-
 def _compare_and_set(conn: Connection, found: list[Consumer], values: dict[str, int]) -> None:
-    params: dict[str, Any] = dict(values)
-    for i, consumer in enumerate(found):
-        params[f"id_{i}"], params[f"seen_{i}"] = consumer.id, consumer.generation
-    result = conn.execute(_bump(len(found), tuple(sorted(values))), params)
+    params = {**values, **generation_parameters((c.id, c.generation) for c in found)}
+    result = conn.execute(bump_generations(consumers, len(found), tuple(sorted(values))), params)
     if result.rowcount != len(found):
         raise exceptions.ConcurrentUpdate()

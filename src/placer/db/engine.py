@@ -15,7 +15,7 @@ import importlib.util
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import orjson
@@ -324,6 +324,29 @@ def insert_ignoring_duplicates(conn: Connection, table: sa.Table,
     if len(rows) == 1:  # the statement as built, its values bound
         return conn.execute(stmt, rows[0]).rowcount
     return conn.execute(stmt.values(rows)).rowcount
+
+
+@functools.cache
+def bump_generations(table: sa.Table, n: int, changed: tuple[str, ...] = ()) -> sa.Update:
+    """The compare-and-set of ``n`` rows of ``table`` (by ``id``) from the
+    generation each was read at to +1, also setting the ``changed`` columns;
+    built once per shape. Bind parameters: id_i and seen_i for each row,
+    and each changed column's name (``generation_parameters``)."""
+    c = table.c
+    return (table.update()
+            .where(sa.or_(*(sa.and_(c.id == sa.bindparam(f"id_{i}"),
+                                    c.generation == sa.bindparam(f"seen_{i}"))
+                            for i in range(n))))
+            .values(generation=c.generation + 1,
+                    **{name: sa.bindparam(name) for name in changed}))
+
+
+def generation_parameters(seen: Iterable[tuple[int, int]]) -> dict[str, Any]:
+    """``bump_generations``' id_i and seen_i for each (id, generation read)."""
+    params: dict[str, Any] = {}
+    for i, (id_, generation) in enumerate(seen):
+        params[f"id_{i}"], params[f"seen_{i}"] = id_, generation
+    return params
 
 
 @functools.cache

@@ -37,13 +37,7 @@ _SELECT = (
     .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id))
     .order_by(inv_t.c.resource_class_id)
 )
-# a provider's, with its generation (rp_db.generation_and_rows)
-_OF_PROVIDER = (
-    sa.select(rp_t.c.generation, *_SELECT.selected_columns)
-    .select_from(inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
-                 .join(rp_t, inv_t.c.resource_provider_id == rp_t.c.id))
-    .where(rp_t.c.uuid == sa.bindparam("uuid"))
-    .order_by(inv_t.c.resource_class_id))
+_OF_PROVIDER = rp_db.of_named_provider(_SELECT, inv_t.c.resource_provider_id)
 
 
 def _from_row(r: sa.Row[*tuple[Any, ...]]) -> InventoryRecord:

@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
 from placer.db import room, scores
-from placer.db.engine import json_rows, plain_rows
+from placer.db.engine import bump_generations, generation_parameters, json_rows, plain_rows
 from placer.db.tables import (
     allocations,
     inventories,
@@ -79,12 +79,23 @@ def find(conn: Connection, uuid: str) -> ProviderRecord | None:
     return from_row(row) if row else None
 
 
+def of_named_provider(stmt: sa.Select[Any], provider_id: sa.ColumnElement[int]
+                      ) -> sa.Select[Any]:
+    """``stmt`` (rows that ``provider_id`` ties to a provider) for the
+    provider named by the bind parameter ``uuid``, with its generation as
+    the first column: the statement ``generation_and_rows`` runs."""
+    return (stmt.with_only_columns(rp_t.c.generation.label("provider_generation"),
+                                   *stmt.selected_columns)
+            .join(rp_t, provider_id == rp_t.c.id)
+            .where(rp_t.c.uuid == sa.bindparam("uuid")))
+
+
 def generation_and_rows(conn: Connection, stmt: sa.Select[Any], uuid: str, prefix: str = ""
                         ) -> tuple[int, Sequence[sa.Row[Any]]]:
-    """The rows of ``stmt`` (a provider's rows, joined to the provider
-    named by the bind parameter ``uuid``, its generation first) and that
-    generation, in one round trip where the provider has rows; where it has
-    none, the provider is read on its own (``get``: NotFound with ``prefix``)."""
+    """The rows of ``stmt`` (built by ``of_named_provider``) and the
+    provider's generation, in one round trip where the provider has rows;
+    where it has none, the provider is read on its own (``get``: NotFound
+    with ``prefix``)."""
     if "\x00" not in uuid:
         rows = conn.execute(stmt, {"uuid": uuid}).all()
         if rows:
@@ -106,12 +117,6 @@ def get(conn: Connection, uuid: str, prefix: str = "") -> ProviderRecord:
     return provider
 
 
-_BUMP = (rp_t.update()
-         .where(rp_t.c.id == sa.bindparam("provider_id"),
-                rp_t.c.generation == sa.bindparam("seen"))
-         .values(generation=sa.bindparam("next")))
-
-
 def increment_generation(conn: Connection, provider: ProviderRecord, seen: int | None = None,
                          detail: str = PROVIDER_CHANGED) -> int:
     """Compare-and-set the generation from ``seen`` (default: as read) to +1.
@@ -122,7 +127,7 @@ def increment_generation(conn: Connection, provider: ProviderRecord, seen: int |
     here, in the same transaction as the change itself.
     """
     seen = provider.generation if seen is None else seen
-    result = conn.execute(_BUMP, {"provider_id": provider.id, "seen": seen, "next": seen + 1})
+    result = conn.execute(bump_generations(rp_t, 1), generation_parameters([(provider.id, seen)]))
     if result.rowcount != 1:
         raise exceptions.ConcurrentUpdate(detail)
     scores.touch(conn, provider.root_id)

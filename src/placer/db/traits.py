@@ -13,7 +13,6 @@ from placer.db import resource_providers as rp_db
 from placer.db.aggregates import GENERATION_CHANGED
 from placer.db.engine import insert_ignoring_duplicates
 from placer.db.tables import resource_provider_traits as rp_trait_t
-from placer.db.tables import resource_providers as rp_t
 from placer.db.tables import traits as trait_t
 from placer.model import names
 
@@ -112,13 +111,9 @@ def delete_custom(conn: Connection, name: str) -> None:
     conn.execute(trait_t.delete().where(trait_t.c.id == trait.id))
 
 
-# a provider's, with its generation (rp_db.generation_and_rows)
-_OF_PROVIDER = (
-    sa.select(rp_t.c.generation, *_SELECT.selected_columns)
-    .select_from(trait_t.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id)
-                 .join(rp_t, rp_trait_t.c.resource_provider_id == rp_t.c.id))
-    .where(rp_t.c.uuid == sa.bindparam("uuid"))
-    .order_by(trait_t.c.id))
+_OF_PROVIDER = rp_db.of_named_provider(
+    _SELECT.join(rp_trait_t, rp_trait_t.c.trait_id == trait_t.c.id).order_by(trait_t.c.id),
+    rp_trait_t.c.resource_provider_id)
 
 
 def provider_traits(conn: Connection, uuid: str) -> tuple[list[Trait], int]:

@@ -16,19 +16,16 @@ from placer.db.tables import resource_classes as rc_t
 from placer.db.tables import resource_providers as rp_t
 from placer.db.tables import users as user_t
 
-_USED = sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0)
-# with the provider's generation (rp_db.generation_and_rows)
-_OF_PROVIDER = (
-    sa.select(rp_t.c.generation, rc_t.c.name, _USED)
+_OF_PROVIDER = rp_db.of_named_provider(
+    sa.select(rc_t.c.name, sa.func.coalesce(sa.func.sum(alloc_t.c.used), 0).label("used"))
     .select_from(
         inv_t.join(rc_t, inv_t.c.resource_class_id == rc_t.c.id)
-        .join(rp_t, inv_t.c.resource_provider_id == rp_t.c.id)
         .outerjoin(alloc_t, sa.and_(
             alloc_t.c.resource_provider_id == inv_t.c.resource_provider_id,
             alloc_t.c.resource_class_id == inv_t.c.resource_class_id)))
-    .where(rp_t.c.uuid == sa.bindparam("uuid"))
-    .group_by(rp_t.c.generation, inv_t.c.resource_class_id, rc_t.c.name)
-    .order_by(inv_t.c.resource_class_id))
+    .group_by(inv_t.c.resource_class_id, rc_t.c.name)
+    .order_by(inv_t.c.resource_class_id), inv_t.c.resource_provider_id,
+).group_by(rp_t.c.generation)  # (PostgreSQL: the generation is grouped too)
 
 
 def for_provider(conn: Connection, uuid: str) -> tuple[int, dict[str, int]]:
@@ -38,15 +35,16 @@ def for_provider(conn: Connection, uuid: str) -> tuple[int, dict[str, int]]:
     generation, rows = rp_db.generation_and_rows(conn, _OF_PROVIDER, uuid,
                                                  prefix=f"{rp_db.missing(uuid)}: ")
     # MySQL sums to DECIMAL: hand out plain ints
-    return generation, {r.name: int(r[-1]) for r in rows}
+    return generation, {r.name: int(r.used) for r in rows}
 
 
 @functools.cache
 def _project_statement(by_user: bool, type_filter: str | None, by_type: bool) -> sa.Select[Any]:
     """The statement of ``for_project`` for one shape of request, built
     once (SQLAlchemy then keeps its cache key and compiled form):
-    ``type_filter`` is "unknown", "named" or None, and with ``by_type`` "all"
-    folds every type. Bind parameters: project_id, user_id, consumer_type.
+    ``type_filter`` is "unknown", "named", "all" or None; "all" filters
+    nothing, and with ``by_type`` folds every type under one key. Bind
+    parameters: project_id, user_id, consumer_type.
     With ``by_type``, each type's consumer count comes in the same answer,
     after the sums, as a row without a class."""
     used = sa.func.sum(alloc_t.c.used)
@@ -91,16 +89,14 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     """
     type_filter = (consumer_type if consumer_type in ("unknown", "all")
                    else "named" if consumer_type else None)
-    stmt = _project_statement(
-        bool(user_id), None if type_filter == "all" and not by_type else type_filter, by_type)
-    rows = conn.execute(stmt, {"project_id": project_id, "user_id": user_id,
-                               "consumer_type": consumer_type})
+    rows = conn.execute(_project_statement(bool(user_id), type_filter, by_type), {
+        "project_id": project_id, "user_id": user_id, "consumer_type": consumer_type})
     if not by_type:
         return {name: int(amount) for name, amount in rows}
     result: dict[str, dict[str, int]] = {}
     for kind, name, amount in rows:
         if name is not None:
             result.setdefault(kind, {})[name] = int(amount)
-        elif kind in result:  # an ungrouped count answers 0 even when nothing matched
+        else:  # a type's count comes after its sums (ORDER BY part)
             result[kind]["consumer_count"] = int(amount)
     return result
