@@ -136,10 +136,16 @@ def test_first_request_after_a_quiet_outage_succeeds(outage, tmp_path, caplog):
     writes succeed, each write done once; the health check too."""
     db, api = _serve(outage, tmp_path)
     assert api.get("/resource_providers").status_code == 200  # a connection in the pool
+    rp = str(uuid.uuid4())
+    assert api.post("/resource_providers", json={"name": "after", "uuid": rp}).status_code == 201
     for request in (lambda: api.get("/resource_providers"),
-                    lambda: api.post("/resource_providers", json={"name": "after"}),
+                    lambda: api.post("/resource_providers", json={"name": "after 2"}),
                     lambda: api.get("/healthcheck", token=None),
-                    lambda: api.get("/usages?project_id=p", version="1.39")):
+                    lambda: api.get("/usages?project_id=p", version="1.39"),
+                    # reads on the driver's cursor (db/statements.py)
+                    lambda: api.get("/resource_classes/VCPU", version="1.39"),
+                    lambda: api.get(f"/resource_providers/{rp}/inventories"),
+                    lambda: api.get(f"/resource_providers?in_tree={rp}", version="1.39")):
         outage.cut()
         outage.restore()
         with caplog.at_level(logging.WARNING, logger="placement.db"):
@@ -149,7 +155,7 @@ def test_first_request_after_a_quiet_outage_succeeds(outage, tmp_path, caplog):
         unavailable = [r for r in caplog.records if r.getMessage().startswith("Database unav")]
         assert unavailable == []
     names = [p["name"] for p in api.get("/resource_providers").json["resource_providers"]]
-    assert names == ["after"]
+    assert names == ["after", "after 2"]
     db.dispose()
 
 

@@ -8,6 +8,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
+from placer.db import statements
 from placer.db.tables import inventories, resource_classes
 from placer.model.names import MIN_CUSTOM_RESOURCE_CLASS_ID, NamedRecord
 
@@ -31,10 +32,10 @@ _BY_NAME = sa.select(resource_classes).where(resource_classes.c.name == sa.bindp
 
 
 def get(conn: Connection, name: str) -> ResourceClass:
-    row = conn.execute(_BY_NAME, {"name": name}).first()
-    if row is None:
+    found = statements.rows(conn, _BY_NAME, {"name": name})
+    if not found:
         raise exceptions.NotFound(exceptions.no_such_class(name))
-    return _row(row)
+    return _row(found[0])
 
 
 def find(conn: Connection, name: str) -> ResourceClass | None:

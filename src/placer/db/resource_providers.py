@@ -12,7 +12,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from placer import exceptions
-from placer.db import room, scores
+from placer.db import room, scores, statements
 from placer.db.engine import bump_generations, generation_parameters, json_rows, plain_rows
 from placer.db.tables import (
     allocations,
@@ -75,8 +75,8 @@ _BY_UUID = PROVIDER_SELECT.where(rp_t.c.uuid == sa.bindparam("uuid"))
 def find(conn: Connection, uuid: str) -> ProviderRecord | None:
     if "\x00" in uuid:  # PostgreSQL refuses NUL in text; no provider has one
         return None
-    row = conn.execute(_BY_UUID, {"uuid": uuid}).first()
-    return from_row(row) if row else None
+    found = statements.rows(conn, _BY_UUID, {"uuid": uuid})
+    return from_row(found[0]) if found else None
 
 
 def of_named_provider(stmt: sa.Select[Any], provider_id: sa.ColumnElement[int]
@@ -97,7 +97,7 @@ def generation_and_rows(conn: Connection, stmt: sa.Select[Any], uuid: str, prefi
     where it has none, the provider is read on its own (``get``: NotFound
     with ``prefix``)."""
     if "\x00" not in uuid:
-        rows = conn.execute(stmt, {"uuid": uuid}).all()
+        rows = statements.rows(conn, stmt, {"uuid": uuid})
         if rows:
             return rows[0][0] or 0, rows
     return get(conn, uuid, prefix).generation, []
@@ -466,7 +466,7 @@ def list_filtered(conn: Connection,
     generation, parent uuid, root uuid, changed_at), and the latest change
     among them (what Last-Modified reports)."""
     if f.in_tree and f == ProviderFilter(in_tree=f.in_tree):
-        tree = plain_rows(conn.execute(_IN_TREE, {"in_tree": f.in_tree}))
+        tree = statements.rows(conn, _IN_TREE, {"in_tree": f.in_tree})
         return tree, _newest(conn, tree)
     conds = conditions(conn, f)
     if conds is None:

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from placer.db import resource_providers as rp_db
+from placer.db import statements
 from placer.db.tables import allocations as alloc_t
 from placer.db.tables import consumer_types as ct_t
 from placer.db.tables import consumers as cons_t
@@ -89,7 +90,7 @@ def for_project(conn: Connection, project_id: str, user_id: str | None = None,
     """
     type_filter = (consumer_type if consumer_type in ("unknown", "all")
                    else "named" if consumer_type else None)
-    rows = conn.execute(_project_statement(bool(user_id), type_filter, by_type), {
+    rows = statements.rows(conn, _project_statement(bool(user_id), type_filter, by_type), {
         "project_id": project_id, "user_id": user_id, "consumer_type": consumer_type})
     if not by_type:
         return {name: int(amount) for name, amount in rows}
