@@ -28,11 +28,12 @@ def _divisors(amount: int) -> tuple[int, ...]:
     return tuple(sorted({*small, *(amount // d for d in small)}))
 
 
-def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False
-             ) -> list[sa.ColumnElement[bool]]:
+def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False,
+             used: sa.ColumnElement[int] | None = None) -> list[sa.ColumnElement[bool]]:
     """Conditions on ``inv`` (the inventories table or an alias) that its row
     can give ``amount`` more (model.inventory.can_take, in SQL), usage
-    summed through the (provider, class, used) index. Comparing the integer
+    summed through the (provider, class, used) index (or ``used``, what
+    ``joined_use`` joined). Comparing the integer
     demand with the unrounded capacity is the same as comparing it with
     int(capacity). ``headroom``: a necessary
     condition only, looser by a rounding error (see HEADROOM).
@@ -43,7 +44,7 @@ def room_for(inv: sa.FromClause, amount: int, *, headroom: bool = False
     10,000 providers)."""
     if amount > MAX_INT:
         return [sa.false()]  # beyond any max_unit the API can store
-    used = used_of(inv)
+    used = used_of(inv) if used is None else used
     room = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
     if headroom:
         room = room * HEADROOM[0] + HEADROOM[1]
