@@ -1,6 +1,8 @@
 """The OpenStack-API-Version header: the supported range, and the middleware
 that negotiates it (the versions themselves are named in placer.microversions)."""
 
+import functools
+
 import microversion_parse
 import webob.exc
 
@@ -27,16 +29,13 @@ class Negotiate:
         self.application = app
 
     def __call__(self, environ, start_response):
-        value = environ.get(ENVIRON_HEADER)
         try:
-            version = microversion_parse.extract_version(
-                {} if value is None else {ENVIRON_HEADER: value}, SERVICE_TYPE, VERSIONS)
+            version, stamp = _negotiated(environ.get(ENVIRON_HEADER))
         except ValueError as exc:
             return self._refuse(webob.exc.HTTPNotAcceptable, exc, environ, start_response)
         except TypeError as exc:
             return self._refuse(webob.exc.HTTPBadRequest, exc, environ, start_response)
         environ[errors.MICROVERSION_ENVIRON] = version
-        stamp = [(microversion_parse.STANDARD_HEADER, f"{SERVICE_TYPE} {version}"), VARY]
 
         def start(status, headers, exc_info=None):
             return start_response(status, [*headers, *stamp], exc_info)
@@ -47,6 +46,17 @@ class Negotiate:
     def _refuse(error, exc, environ, start_response):
         return error(f"Invalid microversion: {exc}",
                      json_formatter=errors.json_error_formatter)(environ, start_response)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiated(value: str | None) -> tuple[microversion_parse.Version,
+                                            tuple[tuple[str, str], ...]]:
+    """The version a header value asks for, and the headers stamped on its
+    answer: a header's few distinct values are each parsed once (a refused
+    one raises, and is not kept)."""
+    version = microversion_parse.extract_version(
+        {} if value is None else {ENVIRON_HEADER: value}, SERVICE_TYPE, VERSIONS)
+    return version, ((microversion_parse.STANDARD_HEADER, f"{SERVICE_TYPE} {version}"), VARY)
 
 
 def middleware(app):
