@@ -74,7 +74,9 @@ def call_app(app, method: str, path: str, version: str | None = None, json_body=
         req.body = body.encode() if isinstance(body, str) else body
     for name, value in (headers or {}).items():
         req.headers[name] = value
-    return req.get_response(app)
+    resp = req.get_response(app)
+    resp.body  # noqa: B018 read and closed now, as a WSGI server does once it has sent it
+    return resp
 
 
 class InProcessClient(Client):

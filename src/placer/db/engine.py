@@ -160,12 +160,17 @@ def create_engine(url: str, db_conf: cfg.ConfigOpts.GroupAttr | None = None) -> 
     return engine
 
 
-def _ran(conn: Connection, *_args: Any) -> None:
+def _ran(conn: Connection, _cursor: Any, statement: str, *_args: Any) -> None:
     """Notes that a statement of the transaction (``placer_ran``, a list
-    handed in by Database.transaction) has run."""
-    ran = conn.get_execution_options().get("placer_ran")
+    handed in by Database.transaction) has run, and (``placer_selects``)
+    whether one was anything but a SELECT."""
+    options = conn.get_execution_options()
+    ran = options.get("placer_ran")
     if ran is not None and not ran:
         ran.append(True)
+    selects = options.get("placer_selects")
+    if selects and statement.lstrip()[:6].upper() != "SELECT":
+        selects[0] = False
 
 
 class _StaleConnection(Exception):
@@ -387,6 +392,7 @@ class Database:
 
     def __init__(self, engine: Engine, prepare: Callable[["Database"], None] | None = None):
         self.engine = engine
+        self._answering = threading.local()  # reads that end after the answer
         if not event.contains(engine, "after_cursor_execute", _ran):
             event.listen(engine, "after_cursor_execute", _ran)  # see transaction()
         self._prepare = prepare
@@ -436,9 +442,32 @@ class Database:
                     sa.exc.TimeoutError) as exc:
                 raise _unavailable(exc) from exc
 
+    def defer_read_ends(self) -> None:
+        """From now on in this thread (a request being answered), a read's
+        transaction on MySQL ends when ``end_deferred_reads`` runs, after
+        the answer is sent: its COMMIT is a round trip the client need not
+        wait for (PostgreSQL's and SQLite's reads have none). A read that
+        sent anything but a SELECT ends at once, as before."""
+        self.end_deferred_reads()  # an answer whose end never ran (no close())
+        if self.backend == "mysql":
+            self._answering.pending = []
+
+    def end_deferred_reads(self) -> None:
+        """Commit and give back the connections of the reads deferred in this
+        thread; a failure is logged (the answer is gone already)."""
+        pending: list[Connection] | None = getattr(self._answering, "pending", None)
+        self._answering.pending = None
+        for conn in pending or ():
+            try:
+                conn.commit()
+            except Exception as exc:  # nothing was written: only the end of a read
+                LOG.warning("Ending a read transaction after its answer failed: %s", exc)
+            finally:
+                conn.close()
+
     @contextlib.contextmanager
     def transaction(self, write: bool = False, isolation: str | None = None,
-                    retry_stale: bool = False) -> Iterator[Connection]:
+                    retry_stale: bool = False, defer: bool = False) -> Iterator[Connection]:
         """A transaction (at ``isolation``, a SQLAlchemy isolation level, if
         given); ``DatabaseUnavailable`` when the database cannot be reached or
         the connection is lost on the way. Pooled connections are not pinged
@@ -453,7 +482,9 @@ class Database:
         except (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError) as exc:
             raise _unavailable(exc) from exc
         ran: list[bool] = []  # a statement has run (_ran)
-        conn = conn.execution_options(placer_ran=ran)
+        later = getattr(self._answering, "pending", None) if defer else None
+        selects = [True]  # only SELECTs have run (_ran): the end may wait
+        conn = conn.execution_options(placer_ran=ran, placer_selects=selects)
         if isolation == "AUTOCOMMIT" and self.backend == "sqlite":
             # pysqlite runs without a transaction unless one is begun: no
             # BEGIN (_tune_sqlite), and its commit is then a no-op
@@ -464,11 +495,21 @@ class Database:
         if write:
             options = {"placer_touched": touched} if self._keep_scores else {}
             conn = conn.execution_options(placer_write=True, **options)
+        ended_later = False
         try:
-            with conn.begin():
+            if later is None:
+                with conn.begin():
+                    yield conn
+                    if touched and self.scores_kept:
+                        scores.refresh(conn, touched)
+            else:
+                conn.begin()
                 yield conn
-                if touched and self.scores_kept:
-                    scores.refresh(conn, touched)
+                if selects[0]:
+                    later.append(conn)
+                    ended_later = True
+                else:
+                    conn.commit()
         except DBAPIError as exc:
             _notify("error", type(exc).__name__)
             if exc.connection_invalidated:
@@ -480,27 +521,31 @@ class Database:
                 raise _unavailable(exc) from exc
             raise
         finally:
-            conn.close()
+            if not ended_later:
+                conn.close()
 
     def _run(self, fn: Callable[..., T], args: Any, kwargs: Any, write: bool = False,
-             isolation: str | None = None) -> T:
+             isolation: str | None = None, defer: bool = False) -> T:
         """``fn`` in one transaction; run again once on a new connection when
         the first one was found dead before anything was done."""
         try:
-            with self.transaction(write, isolation, retry_stale=True) as conn:
+            with self.transaction(write, isolation, retry_stale=True, defer=defer) as conn:
                 return fn(conn, *args, **kwargs)
         except _StaleConnection:
             pass
-        with self.transaction(write, isolation) as conn:
+        with self.transaction(write, isolation, defer=defer) as conn:
             return fn(conn, *args, **kwargs)
 
     def read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn`` in a read transaction. On PostgreSQL and SQLite its
         statements run in autocommit, without BEGIN and COMMIT (two round
         trips on PostgreSQL): each sees its own snapshot, as it would in a
-        READ COMMITTED transaction (use ``snapshot_read`` for one snapshot)."""
-        return self._run(fn, args, kwargs, isolation="AUTOCOMMIT"
-                         if self.backend in ("postgresql", "sqlite") else None)
+        READ COMMITTED transaction (use ``snapshot_read`` for one snapshot).
+        On MySQL, while a request is answered, its transaction ends after the
+        answer (``defer_read_ends``)."""
+        if self.backend in ("postgresql", "sqlite"):
+            return self._run(fn, args, kwargs, isolation="AUTOCOMMIT")
+        return self._run(fn, args, kwargs, defer=True)
 
     def snapshot_read(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``read``, every statement seeing the same snapshot: at REPEATABLE

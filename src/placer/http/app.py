@@ -105,6 +105,41 @@ def _api(db: Database, conf: cfg.ConfigOpts, routes: routing.Table) -> falcon.Ap
     return app
 
 
+class _EndReadsAfterAnswer:
+    """Around the API: the request's reads end after the answer is sent
+    (``Database.defer_read_ends``), when the WSGI server closes the body."""
+
+    def __init__(self, app, db: Database):
+        self.app, self.db = app, db
+
+    def __call__(self, environ, start_response):
+        self.db.defer_read_ends()
+        try:
+            body = self.app(environ, start_response)
+        except BaseException:
+            self.db.end_deferred_reads()
+            raise
+        return _Then(body, self.db.end_deferred_reads)
+
+
+class _Then:
+    """A WSGI body that runs ``then`` once the server has closed it."""
+
+    def __init__(self, body, then):
+        self.body, self.then = body, then
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.then()
+
+
 def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     """The middleware pipeline, innermost first, as the reference composes it
     (plus the size limit and /healthcheck, which checks ``db``)."""
@@ -116,6 +151,8 @@ def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):
     open_paths = routes.open_paths()
     if metrics.enabled(conf) and conf.placer.metrics_open:
         open_paths |= {"/metrics"}  # no token for a static scrape configuration
+    if db.backend == "mysql":
+        app = _EndReadsAfterAnswer(app, db)
     app = version_header.middleware(app)
     app = auth.ContextMiddleware(app, open_paths)
     if conf.api.auth_strategy == "noauth2":
