@@ -20,6 +20,7 @@ from placer.http import (
     proxy,
     requestlog,
     routing,
+    util,
     version_header,
 )
 from placer.http.request import Request
@@ -119,25 +120,7 @@ class _EndReadsAfterAnswer:
         except BaseException:
             self.db.end_deferred_reads()
             raise
-        return _Then(body, self.db.end_deferred_reads)
-
-
-class _Then:
-    """A WSGI body that runs ``then`` once the server has closed it."""
-
-    def __init__(self, body, then):
-        self.body, self.then = body, then
-
-    def __iter__(self):
-        return iter(self.body)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.body, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self.then()
+        return util.AfterClose(body, self.db.end_deferred_reads)
 
 
 def _pipeline(app, conf: cfg.ConfigOpts, routes: routing.Table, db: Database):

@@ -36,7 +36,7 @@ from falcon.routing import CompiledRouter
 
 from placer import exceptions, microversions
 from placer.db import engine as db_engine
-from placer.http import errors
+from placer.http import errors, util
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 ROUTE_ENVIRON = "placer.route"
@@ -232,7 +232,7 @@ class Middleware:
         if isinstance(body, list | tuple):
             self._record(environ, _code(seen), start)
             return body
-        return _Closing(body, lambda: self._record(environ, _code(seen), start))
+        return util.AfterClose(body, lambda: self._record(environ, _code(seen), start))
 
     def _record(self, environ, status: str, start: float) -> None:
         """Count one answer; a failure here is logged, never the client's."""
@@ -259,24 +259,6 @@ class Middleware:
 
 def _code(seen: list[str]) -> str:
     return seen[-1].split(None, 1)[0] if seen else "500"
-
-
-class _Closing:
-    """A streamed answer: recorded when the server closes it, once sent."""
-
-    def __init__(self, body, done):
-        self._body, self._done = body, done
-
-    def __iter__(self):
-        return iter(self._body)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self._body, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self._done()
 
 
 def middleware(app, conf, templates: Iterable[str]):

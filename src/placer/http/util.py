@@ -86,3 +86,22 @@ def no_content(resp: falcon.Response, status: int = 204, location: str | None = 
 def url_prefix(req: Request) -> str:
     """Links are relative to where the service is mounted (SCRIPT_NAME)."""
     return req.env.get("SCRIPT_NAME", "")
+
+
+class AfterClose:
+    """A WSGI body that runs ``then`` once the server has closed it (after
+    sending it)."""
+
+    def __init__(self, body, then):
+        self._body, self._then = body, then
+
+    def __iter__(self):
+        return iter(self._body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._then()
