@@ -37,7 +37,8 @@ class _Plan(NamedTuple):
 
 
 _UNSEEN = object()
-_PLANS: dict[tuple[int, type, str, Any], _Plan | None] = {}
+# by the statement itself (kept alive here: an id could be reused)
+_PLANS: dict[tuple[sa.Select[Any], type, str, Any], _Plan | None] = {}
 _LOCK = threading.Lock()
 
 
@@ -60,13 +61,13 @@ def _plan_for(stmt: sa.Select[Any], dialect: sa.Dialect, keys: Sequence[str],
                  collections.namedtuple("Row", keys, rename=True))
 
 
-def _key(stmt: sa.Select[Any], dialect: sa.Dialect) -> tuple[int, type, str, Any]:
-    return id(stmt), type(dialect), dialect.paramstyle, dialect.server_version_info
+def _key(stmt: sa.Select[Any], dialect: sa.Dialect) -> tuple[sa.Select[Any], type, str, Any]:
+    return stmt, type(dialect), dialect.paramstyle, dialect.server_version_info
 
 
 def rows(conn: Connection, stmt: sa.Select[Any], params: Mapping[str, Any]) -> list[Any]:
     """The rows of ``stmt`` (a statement built once and kept: its plan is
-    kept by identity) with bind parameters ``params``, as named tuples that
+    kept with it) with bind parameters ``params``, as named tuples that
     read like SQLAlchemy's rows (``row.name``, ``row[0]``)."""
     dialect = conn.dialect
     key = _key(stmt, dialect)
