@@ -484,7 +484,8 @@ class Database:
         ran: list[bool] = []  # a statement has run (_ran)
         later = getattr(self._answering, "pending", None) if defer else None
         selects = [True]  # only SELECTs have run (_ran): the end may wait
-        conn = conn.execution_options(placer_ran=ran, placer_selects=selects)
+        conn = conn.execution_options(placer_ran=ran, **(
+            {"placer_selects": selects} if later is not None else {}))
         if isolation == "AUTOCOMMIT" and self.backend == "sqlite":
             # pysqlite runs without a transaction unless one is begun: no
             # BEGIN (_tune_sqlite), and its commit is then a no-op
